@@ -1,0 +1,150 @@
+// TT-Metal-style kernel API for ttl-bazel device kernels.
+//
+// This header is the contract between the compiler (which emits calls to these
+// functions) and the runtime (which implements them for the emulated Tensix
+// node in ttl/runtime/device/src and the emulator). Signatures follow
+// TT-Metal's dataflow_api.h / compute_kernel_api.h so generated kernels read
+// like hand-written TT-Metal kernels.
+//
+// Every generated kernel defines `void kernel_main()`; the runtime's crt0
+// calls it and the hart stops when it returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+// ---------------------------------------------------------------- arguments
+// Runtime arguments (per node), common runtime arguments (same on every node)
+// and compile-time arguments. Compile-time argument N is the preprocessor
+// define KERNEL_COMPILE_TIME_ARG_N, supplied by the build from the manifest.
+uint32_t ttl_get_arg(uint32_t index);
+uint32_t ttl_get_common_arg(uint32_t index);
+
+template <typename T>
+inline T get_arg_val(int arg_idx) {
+  return static_cast<T>(ttl_get_arg(static_cast<uint32_t>(arg_idx)));
+}
+
+template <typename T>
+inline T get_common_arg_val(int arg_idx) {
+  return static_cast<T>(ttl_get_common_arg(static_cast<uint32_t>(arg_idx)));
+}
+
+#define get_compile_time_arg_val(arg_idx) KERNEL_COMPILE_TIME_ARG_##arg_idx
+
+// Node coordinates and grid size of the current dispatch (logical, in nodes).
+uint32_t ttl_node_x();
+uint32_t ttl_node_y();
+uint32_t ttl_grid_x();
+uint32_t ttl_grid_y();
+
+// ------------------------------------------------------- dataflow buffers
+// TT-Metal calls DFBs "circular buffers" (cb); the API keeps those names.
+void cb_reserve_back(uint32_t cb_id, uint32_t num_pages);
+void cb_push_back(uint32_t cb_id, uint32_t num_pages);
+void cb_wait_front(uint32_t cb_id, uint32_t num_pages);
+void cb_pop_front(uint32_t cb_id, uint32_t num_pages);
+uint32_t get_write_ptr(uint32_t cb_id);
+uint32_t get_read_ptr(uint32_t cb_id);
+
+// -------------------------------------------------------------------- NOC
+// A NOC address packs a node's (x, y) and a local address.
+uint64_t get_noc_addr(uint32_t x, uint32_t y, uint32_t addr);
+
+void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size);
+void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size);
+void noc_async_write_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
+                               uint32_t size, uint32_t num_dests);
+void noc_async_read_barrier();
+void noc_async_write_barrier();
+
+// Interleaved DRAM tensor: page i lives in bank (i % num_banks).
+class TensorAccessor {
+ public:
+  TensorAccessor(uint32_t bank_base_address, uint32_t page_size)
+      : bank_base_address_(bank_base_address), page_size_(page_size) {}
+  uint64_t get_noc_addr(uint32_t page_id, uint32_t offset = 0) const;
+  uint32_t bank_base_address() const { return bank_base_address_; }
+  uint32_t page_size() const { return page_size_; }
+
+ private:
+  uint32_t bank_base_address_;
+  uint32_t page_size_;
+};
+
+void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
+                         uint32_t dst_local_l1_addr);
+void noc_async_write_tile(uint32_t page_id, const TensorAccessor& accessor,
+                          uint32_t src_local_l1_addr);
+
+// Semaphores live in L1; get_semaphore returns the local address of one.
+uint32_t get_semaphore(uint32_t semaphore_id);
+void noc_semaphore_wait(volatile uint32_t* sem_addr, uint32_t val);
+void noc_semaphore_set(volatile uint32_t* sem_addr, uint32_t val);
+void noc_semaphore_inc(uint64_t sem_noc_addr, uint32_t incr);
+
+// ----------------------------------------------------------------- compute
+// Tile math runs on the modelled coprocessor, not on the RISC-V hart: these
+// calls enqueue commands. DST is the tile register file.
+void tile_regs_acquire();
+void tile_regs_commit();
+void tile_regs_wait();
+void tile_regs_release();
+
+void copy_tile_init(uint32_t cb_id);
+void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
+
+// Binary ops reading two DFB tiles into DST[dst_index].
+void binary_op_init_common(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);
+void add_tiles_init(uint32_t cb_a, uint32_t cb_b);
+void sub_tiles_init(uint32_t cb_a, uint32_t cb_b);
+void mul_tiles_init(uint32_t cb_a, uint32_t cb_b);
+void add_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b, uint32_t dst_index);
+void sub_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b, uint32_t dst_index);
+void mul_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b, uint32_t dst_index);
+
+// Binary ops between DST registers: DST[odst] = DST[a] op DST[b].
+void add_binary_tile_init();
+void sub_binary_tile_init();
+void mul_binary_tile_init();
+void div_binary_tile_init();
+void add_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
+void sub_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
+void mul_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
+void div_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
+
+// Matmul: DST[dst_index] += A[tile_a] @ B[tile_b].
+void mm_init(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);
+void matmul_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
+                  uint32_t dst_index);
+
+// Unary (SFPU) ops in place on DST[dst_index].
+#define TTL_DECLARE_UNARY_TILE_OP(name) \
+  void name##_tile_init();              \
+  void name##_tile(uint32_t dst_index);
+TTL_DECLARE_UNARY_TILE_OP(exp)
+TTL_DECLARE_UNARY_TILE_OP(log)
+TTL_DECLARE_UNARY_TILE_OP(sqrt)
+TTL_DECLARE_UNARY_TILE_OP(rsqrt)
+TTL_DECLARE_UNARY_TILE_OP(recip)
+TTL_DECLARE_UNARY_TILE_OP(relu)
+TTL_DECLARE_UNARY_TILE_OP(sigmoid)
+TTL_DECLARE_UNARY_TILE_OP(tanh)
+TTL_DECLARE_UNARY_TILE_OP(abs)
+TTL_DECLARE_UNARY_TILE_OP(negative)
+#undef TTL_DECLARE_UNARY_TILE_OP
+
+// Fill DST[dst_index] with a constant (value as binary32 bit pattern).
+void fill_tile_init();
+void fill_tile_bitcast(uint32_t dst_index, uint32_t value_bits);
+
+// Broadcast a tile from a DFB into DST[dst_index]: kind 0 = none, 1 = row
+// (row 0 replicated down), 2 = column (column 0 replicated across), 3 = scalar.
+enum class BroadcastType : uint32_t { NONE = 0, ROW = 1, COL = 2, SCALAR = 3 };
+void unary_bcast_init(uint32_t cb_id, BroadcastType kind);
+void unary_bcast(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index, BroadcastType kind);
+
+// Pack DST[dst_index] into the DFB's reserved block at tile position out_tile.
+// With L1 accumulation enabled, pack adds to the tile already in L1.
+void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile = 0);
+void pack_reconfig_l1_acc(uint32_t enable);

@@ -1,0 +1,838 @@
+"""The ``ttl`` dialect: TT-Lang operations, kernels, DFBs, copies and block math.
+
+Structure of a compiled module::
+
+    builtin.module {
+      ttl.operation @name {grid = [x, y], target = "...", identity = "..."} {
+        ttl.tensor @a {index = 0} : !ttl.tensor<64x64xbf16>
+        ttl.dfb @a_dfb {tensor = @a, block_count = 2, ...} : !ttl.dfb<1x1xbf16>
+        ttl.kernel @compute {kind = #ttl.kernel_kind<compute>, logical_kernel = "..."} {
+          ... scf / arith / ttl ops ...
+        }
+      }
+    }
+
+Value types: ``!ttl.block`` (a block acquired from a DFB), ``!ttl.tiles`` (a
+block-expression value living in DST), ``!ttl.slice`` (a tile-unit view of a
+tensor), ``!ttl.transfer`` (an asynchronous copy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    FlatSymbolRefAttr,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    i32,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    EqAttrConstraint,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    param_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    NoTerminator,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+# ----------------------------------------------------------------- attributes
+
+
+class KernelKindEnum(StrEnum):
+    """Kinds of logical kernels (mirrors ``ttl.KernelKind``)."""
+
+    COMPUTE = "compute"
+    DATA_MOVEMENT = "data_movement"
+
+
+@irdl_attr_definition
+class KernelKindAttr(EnumAttribute[KernelKindEnum], SpacedOpaqueSyntaxAttribute):
+    """The kind of a logical kernel."""
+
+    name = "ttl.kernel_kind"
+
+
+class UnaryFnEnum(StrEnum):
+    """Element-wise unary functions of ``ttl.math``."""
+
+    EXP = auto()
+    LOG = auto()
+    SQRT = auto()
+    RSQRT = auto()
+    RECIP = auto()
+    RELU = auto()
+    SIGMOID = auto()
+    TANH = auto()
+    ABS = auto()
+    NEG = auto()
+
+
+@irdl_attr_definition
+class UnaryFnAttr(EnumAttribute[UnaryFnEnum], SpacedOpaqueSyntaxAttribute):
+    """Which unary function a ``ttl.unary`` applies."""
+
+    name = "ttl.unary_fn"
+
+
+# ---------------------------------------------------------------------- types
+
+
+class _ShapedType(ParametrizedAttribute, TypeAttribute):
+    """Common form ``!ttl.<name><AxBxelem>``: a static shape and an element type."""
+
+    shape: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    @property
+    def dtype(self) -> str:
+        """``bf16`` or ``f32``."""
+        return "f32" if str(self.element_type) == "f32" else "bf16"
+
+    @property
+    def num_tiles(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_dimension_list(self.dims)
+            printer.print_string("x")
+            printer.print_attribute(self.element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            dims, elem = parser.parse_ranked_shape()
+        return (ArrayAttr(IntAttr(d) for d in dims), elem)
+
+
+@irdl_attr_definition
+class TensorType(_ShapedType):
+    """A tiled DRAM tensor; shape in elements."""
+
+    name = "ttl.tensor"
+
+
+@irdl_attr_definition
+class DFBType(_ShapedType):
+    """A dataflow buffer; shape of one block in tiles."""
+
+    name = "ttl.dfb"
+
+
+@irdl_attr_definition
+class BlockType(_ShapedType):
+    """A block acquired from a DFB; shape in tiles."""
+
+    name = "ttl.block"
+
+
+@irdl_attr_definition
+class TilesType(_ShapedType):
+    """A block-expression value (tiles computed in DST); shape in tiles."""
+
+    name = "ttl.tiles"
+
+
+@irdl_attr_definition
+class SliceType(_ShapedType):
+    """A view of a tensor in tile units; shape in tiles."""
+
+    name = "ttl.slice"
+
+
+@irdl_attr_definition
+class TransferType(ParametrizedAttribute, TypeAttribute):
+    """An asynchronous copy; ``ttl.transfer_wait`` completes it."""
+
+    name = "ttl.transfer"
+
+
+# ------------------------------------------------------------ module-level ops
+
+
+@irdl_op_definition
+class OperationOp(IRDLOperation):
+    """One TT-Lang operation: its tensors, DFBs and logical kernels."""
+
+    name = "ttl.operation"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    grid = prop_def(DenseArrayBase)
+    target = prop_def(StringAttr)
+    identity = prop_def(StringAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(SymbolOpInterface(), SymbolTable(), NoTerminator(), IsolatedFromAbove())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$sym_name attr-dict-with-keyword $body"
+
+    def __init__(self, name: str, grid: Sequence[int], target: str, identity: str, body: Region):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "grid": DenseArrayBase.from_list(i64, list(grid)),
+                "target": StringAttr(target),
+                "identity": StringAttr(identity),
+            },
+            regions=[body],
+        )
+
+
+@irdl_op_definition
+class TensorOp(IRDLOperation):
+    """Declares operation parameter ``index`` as a tensor symbol."""
+
+    name = "ttl.tensor"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    index = prop_def(IntegerAttr[I64])
+    tensor_type = prop_def(TensorType)
+
+    traits = traits_def(SymbolOpInterface(), HasParent(OperationOp))
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$sym_name attr-dict"
+
+    def __init__(self, name: str, index: int, tensor_type: TensorType):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "index": IntegerAttr(index, i64),
+                "tensor_type": tensor_type,
+            }
+        )
+
+
+@irdl_op_definition
+class DFBOp(IRDLOperation):
+    """Declares a dataflow buffer made like tensor ``tensor``."""
+
+    name = "ttl.dfb"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    tensor = prop_def(FlatSymbolRefAttr)
+    block_count = prop_def(IntegerAttr[I64])
+    page_size = prop_def(IntegerAttr[I64])
+    dfb_type = prop_def(DFBType)
+    physical_index = opt_prop_def(IntegerAttr[I64])
+
+    traits = traits_def(SymbolOpInterface(), HasParent(OperationOp))
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$sym_name attr-dict"
+
+    def __init__(self, name: str, tensor: str, dfb_type: DFBType, block_count: int, page_size: int):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "tensor": SymbolRefAttr(tensor),
+                "block_count": IntegerAttr(block_count, i64),
+                "page_size": IntegerAttr(page_size, i64),
+                "dfb_type": dfb_type,
+            }
+        )
+
+    def verify_(self) -> None:
+        if self.block_count.value.data <= 0:
+            raise VerifyException("block_count must be positive")
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A logical kernel: a function with no parameters, of one kind.
+
+    ``logical_kernel`` is its identity (``<operation>.<kernel>``); ``slot`` is
+    the processor slot the target assignment gave it.
+    """
+
+    name = "ttl.kernel"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    kind = prop_def(KernelKindAttr)
+    logical_kernel = prop_def(StringAttr)
+    slot = opt_prop_def(StringAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(SymbolOpInterface(), HasParent(OperationOp), NoTerminator())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$sym_name attr-dict-with-keyword $body"
+
+    def __init__(self, name: str, kind: KernelKindEnum, logical_kernel: str, body: Region):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "kind": KernelKindAttr(kind),
+                "logical_kernel": StringAttr(logical_kernel),
+            },
+            regions=[body],
+        )
+
+    @property
+    def is_compute(self) -> bool:
+        return self.kind.data == KernelKindEnum.COMPUTE
+
+
+def _parent_operation(op: Operation) -> OperationOp:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, OperationOp):
+        parent = parent.parent_op()
+    if parent is None:
+        raise VerifyException(f"'{op.name}' must be nested in a ttl.operation")
+    return parent
+
+
+def _kernel_of(op: Operation) -> KernelOp:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp):
+        parent = parent.parent_op()
+    if parent is None:
+        raise VerifyException(f"'{op.name}' must be nested in a ttl.kernel")
+    return parent
+
+
+class _SymbolGetter(IRDLOperation):
+    """Shared verification of ``ttl.get_tensor`` / ``ttl.get_dfb``."""
+
+    DECL_CLASS: ClassVar[type[IRDLOperation]]
+    DECL_TYPE_FIELD: ClassVar[str]
+
+    def verify_(self) -> None:
+        ref: FlatSymbolRefAttr = self.properties["ref"]  # type: ignore[assignment]
+        decl = SymbolTable.lookup_symbol(_parent_operation(self), ref)
+        if not isinstance(decl, self.DECL_CLASS):
+            raise VerifyException(f"'{ref.string_value()}' is not a {self.DECL_CLASS.name}")
+        if getattr(decl, self.DECL_TYPE_FIELD) != self.results[0].type:
+            raise VerifyException("result type differs from the declaration's type")
+
+
+@irdl_op_definition
+class GetTensorOp(_SymbolGetter):
+    """The tensor declared by ``ref``."""
+
+    name = "ttl.get_tensor"
+    DECL_CLASS: ClassVar[type[IRDLOperation]] = TensorOp
+    DECL_TYPE_FIELD: ClassVar[str] = "tensor_type"
+
+    ref = prop_def(FlatSymbolRefAttr)
+    result = result_def(TensorType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$ref attr-dict `:` type($result)"
+
+    def __init__(self, ref: str, tensor_type: TensorType):
+        super().__init__(properties={"ref": SymbolRefAttr(ref)}, result_types=[tensor_type])
+
+
+@irdl_op_definition
+class GetDFBOp(_SymbolGetter):
+    """The DFB declared by ``ref``."""
+
+    name = "ttl.get_dfb"
+    DECL_CLASS: ClassVar[type[IRDLOperation]] = DFBOp
+    DECL_TYPE_FIELD: ClassVar[str] = "dfb_type"
+
+    ref = prop_def(FlatSymbolRefAttr)
+    result = result_def(DFBType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$ref attr-dict `:` type($result)"
+
+    def __init__(self, ref: str, dfb_type: DFBType):
+        super().__init__(properties={"ref": SymbolRefAttr(ref)}, result_types=[dfb_type])
+
+
+# ------------------------------------------------------------ DFB protocol
+
+
+class _AcquireOp(IRDLOperation):
+    dfb = operand_def(DFBType)
+    result = result_def(BlockType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$dfb attr-dict `:` type($dfb) `->` type($result)"
+
+    def __init__(self, dfb: SSAValue):
+        assert isinstance(dfb.type, DFBType)
+        super().__init__(
+            operands=[dfb], result_types=[BlockType(dfb.type.dims, dfb.type.element_type)]
+        )
+
+    def verify_(self) -> None:
+        src, res = self.dfb.type, self.result.type
+        assert isinstance(src, DFBType) and isinstance(res, BlockType)
+        if src.dims != res.dims or src.element_type != res.element_type:
+            raise VerifyException("block type must match the DFB's block shape and dtype")
+
+
+@irdl_op_definition
+class ReserveOp(_AcquireOp):
+    """Producer: acquire a free block (cb_reserve_back)."""
+
+    name = "ttl.reserve"
+
+
+@irdl_op_definition
+class WaitOp(_AcquireOp):
+    """Consumer: acquire a filled block (cb_wait_front)."""
+
+    name = "ttl.wait"
+
+
+class _ReleaseOp(IRDLOperation):
+    block = operand_def(BlockType)
+    ACQUIRE_CLASS: ClassVar[type[IRDLOperation]]
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$block attr-dict `:` type($block)"
+
+    def __init__(self, block: SSAValue):
+        super().__init__(operands=[block])
+
+    def verify_(self) -> None:
+        if not isinstance(self.block.owner, self.ACQUIRE_CLASS):
+            raise VerifyException(
+                f"'{self.name}' releases a block acquired by '{self.ACQUIRE_CLASS.name}'"
+            )
+
+
+@irdl_op_definition
+class PushOp(_ReleaseOp):
+    """Producer: release a filled block to the consumer (cb_push_back)."""
+
+    name = "ttl.push"
+    ACQUIRE_CLASS: ClassVar[type[IRDLOperation]] = ReserveOp
+
+
+@irdl_op_definition
+class PopOp(_ReleaseOp):
+    """Consumer: release a consumed block to the producer (cb_pop_front)."""
+
+    name = "ttl.pop"
+    ACQUIRE_CLASS: ClassVar[type[IRDLOperation]] = WaitOp
+
+
+# ------------------------------------------------------------------- copies
+
+
+@irdl_op_definition
+class SliceOp(IRDLOperation):
+    """A tile-unit view ``tensor[offsets : offsets + sizes]``."""
+
+    name = "ttl.slice"
+
+    tensor = operand_def(TensorType)
+    offsets = var_operand_def(EqAttrConstraint(i32))
+    result = result_def(SliceType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)"
+
+    def __init__(self, tensor: SSAValue, offsets: Sequence[SSAValue], sizes: Sequence[int]):
+        assert isinstance(tensor.type, TensorType)
+        super().__init__(
+            operands=[tensor, offsets],
+            result_types=[SliceType(sizes, tensor.type.element_type)],
+        )
+
+    def verify_(self) -> None:
+        t, s = self.tensor.type, self.result.type
+        assert isinstance(t, TensorType) and isinstance(s, SliceType)
+        if len(self.offsets) != len(t.dims) or len(s.dims) != len(t.dims):
+            raise VerifyException("a slice needs one offset and one size per tensor dimension")
+        if s.element_type != t.element_type:
+            raise VerifyException("slice dtype must match the tensor's")
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """Start an asynchronous copy between a block and a tensor slice."""
+
+    name = "ttl.copy"
+
+    src = operand_def(BlockType | SliceType)
+    dst = operand_def(BlockType | SliceType)
+    result = result_def(TransferType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)"
+
+    def __init__(self, src: SSAValue, dst: SSAValue):
+        super().__init__(operands=[src, dst], result_types=[TransferType()])
+
+    @property
+    def is_read(self) -> bool:
+        """True for tensor -> block (a NOC read)."""
+        return isinstance(self.src.type, SliceType)
+
+    def verify_(self) -> None:
+        s, d = self.src.type, self.dst.type
+        if isinstance(s, BlockType) == isinstance(d, BlockType):
+            raise VerifyException("one side of a copy must be a block and the other a slice")
+        assert isinstance(s, _ShapedType) and isinstance(d, _ShapedType)
+        if s.dims != d.dims or s.element_type != d.element_type:
+            raise VerifyException("copy source and destination must have the same shape")
+        if self.is_read and not isinstance(self.dst.owner, ReserveOp):
+            raise VerifyException("a copy into a block needs a reserved block")
+        if _kernel_of(self).is_compute:
+            raise VerifyException("ttl.copy is only valid in data-movement kernels")
+
+
+@irdl_op_definition
+class TransferWaitOp(IRDLOperation):
+    """Wait for a copy to complete (NOC read/write barrier)."""
+
+    name = "ttl.transfer_wait"
+
+    transfer = operand_def(TransferType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$transfer attr-dict"
+
+    def __init__(self, transfer: SSAValue):
+        super().__init__(operands=[transfer])
+
+
+# ------------------------------------------------------------------ grid
+
+
+@irdl_op_definition
+class NodeOp(IRDLOperation):
+    """This node's coordinate along grid dimension ``dim`` (0 = x, 1 = y)."""
+
+    name = "ttl.node"
+
+    dim = prop_def(IntegerAttr[I64])
+    result = result_def(i32)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, dim: int):
+        super().__init__(properties={"dim": IntegerAttr(dim, i64)}, result_types=[i32])
+
+    def verify_(self) -> None:
+        if self.dim.value.data not in (0, 1):
+            raise VerifyException("ttl.node dim must be 0 (x) or 1 (y)")
+
+
+# ------------------------------------------------------------- block math
+
+
+def _require_compute(op: Operation) -> None:
+    if not _kernel_of(op).is_compute:
+        raise VerifyException(f"'{op.name}' is only valid in compute kernels")
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """Use an acquired block as a block-expression operand."""
+
+    name = "ttl.read"
+
+    block = operand_def(BlockType)
+    result = result_def(TilesType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$block attr-dict `:` type($block) `->` type($result)"
+
+    def __init__(self, block: SSAValue):
+        assert isinstance(block.type, BlockType)
+        super().__init__(
+            operands=[block], result_types=[TilesType(block.type.dims, block.type.element_type)]
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+class _BinaryOp(IRDLOperation):
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: TilesType):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        if not (self.lhs.type == self.rhs.type == self.result.type):
+            raise VerifyException("element-wise operands and result must have one shape")
+
+
+@irdl_op_definition
+class AddOp(_BinaryOp):
+    """Element-wise ``lhs + rhs``."""
+
+    name = "ttl.add"
+
+
+@irdl_op_definition
+class SubOp(_BinaryOp):
+    """Element-wise ``lhs - rhs``."""
+
+    name = "ttl.sub"
+
+
+@irdl_op_definition
+class MulOp(_BinaryOp):
+    """Element-wise ``lhs * rhs``."""
+
+    name = "ttl.mul"
+
+
+@irdl_op_definition
+class DivOp(_BinaryOp):
+    """Element-wise ``lhs / rhs``."""
+
+    name = "ttl.div"
+
+
+BINARY_OPS: dict[str, type[_BinaryOp]] = {"add": AddOp, "sub": SubOp, "mul": MulOp, "div": DivOp}
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """Block matrix product ``[M, K] @ [K, N] -> [M, N]`` (in tiles)."""
+
+    name = "ttl.matmul"
+
+    lhs = operand_def(TilesType)
+    rhs = operand_def(TilesType)
+    result = result_def(TilesType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: TilesType):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        a, b, r = self.lhs.type, self.rhs.type, self.result.type
+        assert isinstance(a, TilesType) and isinstance(b, TilesType) and isinstance(r, TilesType)
+        if len(a.dims) != 2 or len(b.dims) != 2 or a.dims[1] != b.dims[0]:
+            raise VerifyException("matmul needs [M, K] @ [K, N] blocks")
+        if r.dims != (a.dims[0], b.dims[1]):
+            raise VerifyException("matmul result must be [M, N]")
+
+
+@irdl_op_definition
+class UnaryOp(IRDLOperation):
+    """An element-wise ``ttl.math`` function."""
+
+    name = "ttl.unary"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    fn = prop_def(UnaryFnAttr)
+    operand = operand_def(T)
+    result = result_def(T)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$fn $operand attr-dict `:` type($result)"
+
+    def __init__(self, fn: UnaryFnEnum, operand: SSAValue):
+        super().__init__(
+            properties={"fn": UnaryFnAttr(fn)}, operands=[operand], result_types=[operand.type]
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        if self.operand.type != self.result.type:
+            raise VerifyException("unary result type must equal the operand type")
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """Broadcast size-1 dimensions ``dims`` of the operand to the result shape.
+
+    Within a tile, a broadcast over the last dim replicates column 0, over the
+    second-to-last replicates row 0.
+    """
+
+    name = "ttl.broadcast"
+
+    dims = prop_def(DenseArrayBase)
+    operand = operand_def(TilesType)
+    result = result_def(TilesType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, dims: Sequence[int], result_type: TilesType):
+        super().__init__(
+            properties={"dims": DenseArrayBase.from_list(i64, list(dims))},
+            operands=[operand],
+            result_types=[result_type],
+        )
+
+    @property
+    def normalized_dims(self) -> tuple[int, ...]:
+        """The broadcast dims as non-negative indices, sorted."""
+        rank = len(self.result.type.dims)  # type: ignore[attr-defined]
+        return tuple(sorted({d % rank for d in self.dims.get_values()}))
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        src, res = self.operand.type, self.result.type
+        assert isinstance(src, TilesType) and isinstance(res, TilesType)
+        if len(src.dims) != len(res.dims):
+            raise VerifyException("broadcast keeps the rank")
+        rank = len(res.dims)
+        if any(not -rank <= d < rank for d in self.dims.get_values()):
+            raise VerifyException("broadcast dim out of range")
+        bdims = self.normalized_dims
+        for i, (s, r) in enumerate(zip(src.dims, res.dims)):
+            if i in bdims and s != 1:
+                raise VerifyException(f"broadcast dim {i} must have size 1 in the operand")
+            if i not in bdims and s != r:
+                raise VerifyException(f"non-broadcast dim {i} must keep its size")
+
+
+@irdl_op_definition
+class FillOp(IRDLOperation):
+    """A block with every element equal to ``value``."""
+
+    name = "ttl.fill"
+
+    value = prop_def(FloatAttr)
+    result = result_def(TilesType)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value attr-dict `:` type($result)"
+
+    def __init__(self, value: float, result_type: TilesType):
+        super().__init__(
+            properties={"value": FloatAttr(value, 32)}, result_types=[result_type]
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Materialise a block expression into a reserved block (``acc``: add to it)."""
+
+    name = "ttl.store"
+
+    block = operand_def(BlockType)
+    value = operand_def(TilesType)
+    acc = prop_def(BoolAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value `,` $block attr-dict `:` type($value) `,` type($block)"
+
+    def __init__(self, block: SSAValue, value: SSAValue, acc: bool):
+        super().__init__(
+            operands=[block, value],
+            properties={"acc": BoolAttr.from_bool(acc)},
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        b, v = self.block.type, self.value.type
+        assert isinstance(b, BlockType) and isinstance(v, TilesType)
+        if b.dims != v.dims:
+            raise VerifyException("stored value must have the block's shape")
+        if not isinstance(self.block.owner, ReserveOp):
+            raise VerifyException("store needs a reserved block")
+
+
+TTL = Dialect(
+    "ttl",
+    [
+        OperationOp,
+        TensorOp,
+        DFBOp,
+        KernelOp,
+        GetTensorOp,
+        GetDFBOp,
+        ReserveOp,
+        WaitOp,
+        PushOp,
+        PopOp,
+        SliceOp,
+        CopyOp,
+        TransferWaitOp,
+        NodeOp,
+        ReadOp,
+        AddOp,
+        SubOp,
+        MulOp,
+        DivOp,
+        MatmulOp,
+        UnaryOp,
+        BroadcastOp,
+        FillOp,
+        StoreOp,
+    ],
+    [
+        KernelKindAttr,
+        UnaryFnAttr,
+        TensorType,
+        DFBType,
+        BlockType,
+        TilesType,
+        SliceType,
+        TransferType,
+    ],
+)

@@ -1,0 +1,248 @@
+"""The TT-Lang operation-level objects: operations, kernels, DFBs, tensors.
+
+The top level of an operation body runs in Python with :class:`TensorArg`
+proxies built from tensor specs; the objects here record what it declares
+(DFBs, kernel functions) into the active :class:`EvalContext`. Kernel bodies
+are never executed; the compiler reads them from their AST.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import enum
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ttl._intrinsic import intrinsic
+from ttl.errors import SourceLoc, TTLCompileError
+from ttl.specs import TensorSpec
+from ttl.targets import COMPUTE, DATA_MOVEMENT
+
+
+class KernelKind(enum.Flag):
+    """Kinds of logical kernels; combine with ``|`` to select several."""
+
+    COMPUTE = enum.auto()
+    DATA_MOVEMENT = enum.auto()
+
+    @property
+    def slot_kind(self) -> str:
+        """The slot-table key (``compute`` / ``data_movement``) of a single kind."""
+        return COMPUTE if self is KernelKind.COMPUTE else DATA_MOVEMENT
+
+
+class Kernel:
+    """An operation-local logical-kernel handle of one kind.
+
+    Distinguishes several kernels of the same kind (see the external-functions
+    spec). The compiler binds its name when the operation is compiled.
+    """
+
+    def __init__(self, kind: KernelKind):
+        if kind not in (KernelKind.COMPUTE, KernelKind.DATA_MOVEMENT):
+            raise TypeError("ttl.Kernel takes exactly one KernelKind")
+        self.kind = kind
+        self.name: str | None = None
+
+    def __repr__(self) -> str:
+        return f"ttl.Kernel({self.kind}, name={self.name!r})"
+
+
+def caller_loc(depth: int = 2) -> SourceLoc:
+    """Source location of the call expression ``depth`` frames up."""
+    frame = sys._getframe(depth)
+    code = frame.f_code
+    line, col = frame.f_lineno, 0
+    positions = list(code.co_positions())
+    idx = frame.f_lasti // 2
+    if 0 <= idx < len(positions):
+        pline, _, pcol, _ = positions[idx]
+        if pline is not None and pcol is not None:
+            line, col = pline, pcol
+    return SourceLoc(code.co_filename, line, col)
+
+
+@dataclass
+class DataflowBuffer:
+    """A DFB declared at the operation's top level (logical; physical index assigned later)."""
+
+    tensor: TensorArg
+    shape: tuple[int, ...]
+    block_count: int
+    loc: SourceLoc
+    order: int
+    name: str = ""
+
+    @property
+    def dtype(self) -> str:
+        return self.tensor.spec.dtype
+
+    @property
+    def tiles_per_block(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def _kernel_only(self, what: str) -> Any:
+        raise TTLCompileError(
+            f"{what}() on a dataflow buffer can only be used inside a kernel body",
+            caller_loc(3),
+            "call it inside a @ttl.compute() or @ttl.datamovement() function",
+        )
+
+    def reserve(self) -> Any:
+        """Producer side: acquire a free block (kernel bodies only)."""
+        return self._kernel_only("reserve")
+
+    def wait(self) -> Any:
+        """Consumer side: acquire a filled block (kernel bodies only)."""
+        return self._kernel_only("wait")
+
+
+@dataclass
+class TensorArg:
+    """An operation parameter during top-level evaluation: a tensor spec with a name."""
+
+    name: str
+    spec: TensorSpec
+    index: int
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.spec.dtype
+
+    def __getitem__(self, item: Any) -> Any:
+        raise TTLCompileError(
+            f"slicing tensor '{self.name}' is only meaningful inside a kernel body",
+            caller_loc(2),
+            "slice tensors inside a @ttl.datamovement() function, e.g. ttl.copy(t[r, c], blk)",
+        )
+
+
+@dataclass
+class Thread:
+    """A kernel function declared with @ttl.compute() / @ttl.datamovement()."""
+
+    kind: KernelKind
+    fn: Callable[..., Any]
+    selector: KernelKind | Kernel | None
+    loc: SourceLoc
+    order: int
+
+
+@dataclass
+class EvalContext:
+    """What the top-level evaluation of one operation records."""
+
+    grid: tuple[int, int]
+    dfbs: list[DataflowBuffer] = field(default_factory=list)
+    threads: list[Thread] = field(default_factory=list)
+
+
+_CONTEXT: contextvars.ContextVar[EvalContext | None] = contextvars.ContextVar(
+    "ttl_eval_context", default=None
+)
+
+
+def active_context(what: str) -> EvalContext:
+    """The context of the operation being evaluated, or a diagnostic at the caller."""
+    ctx = _CONTEXT.get()
+    if ctx is None:
+        raise TTLCompileError(
+            f"{what} can only be used in the body of a @ttl.operation function",
+            caller_loc(3),
+            "define DFBs and kernels inside the operation function",
+        )
+    return ctx
+
+
+def make_dataflow_buffer_like(tensor: Any, shape: Any, block_count: int = 2) -> DataflowBuffer:
+    """Create a DFB whose blocks have ``shape`` tiles of ``tensor``'s dtype."""
+    ctx = active_context("ttl.make_dataflow_buffer_like()")
+    loc = caller_loc(2)
+    if not isinstance(tensor, TensorArg):
+        raise TTLCompileError(
+            "the first argument of make_dataflow_buffer_like must be an operation tensor",
+            loc,
+            "pass one of the operation's tensor parameters, e.g. make_dataflow_buffer_like(a, ...)",
+        )
+    shape_t = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not shape_t or not all(isinstance(d, int) and d > 0 for d in shape_t):
+        raise TTLCompileError(
+            f"DFB shape must be positive integers, got {shape!r}",
+            loc,
+            "write a tuple of tile counts, e.g. shape=(1, 1)",
+        )
+    if not isinstance(block_count, int) or block_count <= 0:
+        raise TTLCompileError(
+            f"block_count must be a positive integer, got {block_count!r}",
+            loc,
+            "write e.g. block_count=2 for double buffering",
+        )
+    dfb = DataflowBuffer(tensor, shape_t, block_count, loc, len(ctx.dfbs))
+    ctx.dfbs.append(dfb)
+    return dfb
+
+
+def _thread_decorator(kind: KernelKind, kernel: KernelKind | Kernel | None):
+    loc = caller_loc(3)
+    if kernel is not None:
+        sel_kind = kernel.kind if isinstance(kernel, Kernel) else kernel
+        if sel_kind != kind:
+            raise TTLCompileError(
+                f"kernel= selector of kind {sel_kind} does not match the thread kind {kind}",
+                loc,
+                f"use a {kind} selector, or omit kernel=",
+            )
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        ctx = active_context(f"@ttl.{'compute' if kind is KernelKind.COMPUTE else 'datamovement'}()")
+        ctx.threads.append(Thread(kind, fn, kernel, loc, len(ctx.threads)))
+        return fn
+
+    return wrap
+
+
+def compute(kernel: KernelKind | Kernel | None = None):
+    """Decorate the operation's compute kernel function (no parameters)."""
+    return _thread_decorator(KernelKind.COMPUTE, kernel)
+
+
+def datamovement(kernel: KernelKind | Kernel | None = None):
+    """Decorate a data-movement kernel function (no parameters)."""
+    return _thread_decorator(KernelKind.DATA_MOVEMENT, kernel)
+
+
+def _flatten(sizes: tuple[int, ...], dims: int, pad: int) -> tuple[int, ...]:
+    """TT-Lang's rule: flatten the highest dims into the last requested one, or pad."""
+    if dims >= len(sizes):
+        return sizes + (pad,) * (dims - len(sizes))
+    head = sizes[: dims - 1]
+    last = 1
+    for s in sizes[dims - 1 :]:
+        last *= s
+    return head + (last,)
+
+
+def grid_size(dims: int = 2) -> Any:
+    """Size of the grid: an int for dims=1, else a tuple (x first)."""
+    ctx = active_context("ttl.grid_size()")
+    sizes = _flatten(ctx.grid, dims, 1)
+    return sizes[0] if dims == 1 else sizes
+
+
+@intrinsic("node")
+def node(dims: int = 2) -> Any:
+    """This node's coordinates (kernel bodies only): an int for dims=1, else (x, y, ...)."""
+
+
+@intrinsic("copy")
+def copy(src: Any, dst: Any) -> Any:
+    """Start an asynchronous copy between a block and a tensor slice; returns a transfer."""

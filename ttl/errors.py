@@ -1,0 +1,48 @@
+"""User-facing diagnostics for TT-Lang programs."""
+
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in a user's Python source (1-based line, 0-based column)."""
+
+    filename: str
+    line: int
+    col: int
+
+    def source_line(self) -> str:
+        """The text of the line, without its newline ('' if unavailable)."""
+        return linecache.getline(self.filename, self.line).rstrip("\n")
+
+
+class TTLCompileError(Exception):
+    """An error in a TT-Lang program, reported at the construct that caused it.
+
+    The message names ``file:line:col``, shows the offending source line with a
+    caret under the column, says what is wrong and what to write instead.
+    """
+
+    def __init__(self, message: str, loc: SourceLoc | None = None, hint: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """The full diagnostic text."""
+        parts = []
+        if self.loc is not None:
+            parts.append(f"{self.loc.filename}:{self.loc.line}:{self.loc.col + 1}: error: {self.message}")
+            text = self.loc.source_line()
+            if text:
+                parts.append(f"    {text}")
+                parts.append("    " + " " * self.loc.col + "^")
+        else:
+            parts.append(f"error: {self.message}")
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)

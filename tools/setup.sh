@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Installs everything ttl-bazel needs on Debian 12 (idempotent):
+#   Debian packages: Bazel 4.2.3 (bazel-bootstrap) with Debian's rules_java and
+#   platforms, the RISC-V GCC for device kernels, nginx (remote-cache tests),
+#   Python 3 with venv; then the Python environment .venv from requirements.lock.
+# Works as root or as a user with sudo. On another OS it prints what to install.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEBIAN_PACKAGES=(
+  bazel-bootstrap
+  bazel-rules-java
+  bazel-platforms
+  gcc-riscv64-unknown-elf
+  nginx
+  python3
+  python3-venv
+  git
+  ca-certificates
+)
+
+not_debian_12() {
+  cat >&2 <<MSG
+tools/setup.sh supports Debian 12 (bookworm) only; this system is: ${1}.
+Install the equivalents yourself, then run the README's commands:
+  - Bazel 4.2.3 with rules_java and platforms available offline
+    (Debian: bazel-bootstrap bazel-rules-java bazel-platforms), or Bazel 7+ using MODULE.bazel
+  - a RISC-V bare-metal C++ compiler targeting rv32im/ilp32
+    (Debian: gcc-riscv64-unknown-elf; or set TTL_DEVICE_CXX to your compiler)
+  - nginx (only for the remote-cache test)
+  - Python 3.11+ with venv, then:
+      python3 -m venv .venv
+      .venv/bin/pip install --require-hashes -r requirements.lock
+      .venv/bin/pip install --no-deps --no-build-isolation -e .
+MSG
+  exit 1
+}
+
+check_os() {
+  if [[ ! -r /etc/os-release ]]; then
+    not_debian_12 "$(uname -s) (no /etc/os-release)"
+  fi
+  # shellcheck disable=SC1091
+  . /etc/os-release
+  if [[ "${ID:-}" != "debian" || "${VERSION_ID:-}" != "12" ]]; then
+    not_debian_12 "${PRETTY_NAME:-${ID:-unknown}}"
+  fi
+}
+
+as_root() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    echo "tools/setup.sh: installing Debian packages needs root; run it as root or install sudo." >&2
+    exit 1
+  fi
+}
+
+install_debian_packages() {
+  local missing=()
+  for package in "${DEBIAN_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$package")
+    fi
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "setup: Debian packages already installed"
+    return
+  fi
+  echo "setup: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+install_python_environment() {
+  local venv="$ROOT/.venv"
+  local stamp="$venv/.requirements.lock.sha256"
+  local want
+  want="$(sha256sum "$ROOT/requirements.lock" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)"
+  if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "setup: .venv up to date with requirements.lock"
+    return
+  fi
+  echo "setup: creating .venv from requirements.lock"
+  /usr/bin/python3 -m venv --clear "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$ROOT/requirements.lock"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e "$ROOT"
+  echo "$want" >"$stamp"
+}
+
+check_os
+install_debian_packages
+install_python_environment
+echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"

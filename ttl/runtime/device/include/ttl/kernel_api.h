@@ -50,6 +50,10 @@ uint32_t get_read_ptr(uint32_t cb_id);
 // -------------------------------------------------------------------- NOC
 // A NOC address packs a node's (x, y) and a local address.
 uint64_t get_noc_addr(uint32_t x, uint32_t y, uint32_t addr);
+// Multicast address for the rectangle of nodes [x_start..x_end] x [y_start..y_end].
+// noc_async_write_multicast writes to every node in it except the sender.
+uint64_t get_noc_multicast_addr(uint32_t x_start, uint32_t y_start, uint32_t x_end,
+                                uint32_t y_end, uint32_t addr);
 
 void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size);
 void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size);
@@ -148,3 +152,6 @@ void unary_bcast(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index, Broadc
 // With L1 accumulation enabled, pack adds to the tile already in L1.
 void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile = 0);
 void pack_reconfig_l1_acc(uint32_t enable);
+
+// The emulated device's implementation (header-only; see the file's comment).
+#include "ttl/detail/kernel_api_impl.h"

@@ -1,0 +1,39 @@
+"""ttl.runtime: the emulated Tensix device that runs compiled TT-Lang kernels.
+
+Kernels are real RISC-V ELFs executed by Unicorn; tile math runs on a
+modelled coprocessor in NumPy. See docs/runtime.md.
+"""
+
+from ttl.runtime.device import Device
+from ttl.runtime.dfb import DFBConfig
+from ttl.runtime.errors import (
+    BundleError,
+    DeadlockError,
+    DeviceError,
+    KernelError,
+    KernelFaultError,
+    LaunchError,
+    RunawayKernelError,
+)
+from ttl.runtime.program import KernelSpec, Program
+from ttl.runtime.scheduler import RunReport
+from ttl.runtime.tensors import DramTensor
+from ttl.runtime.tiles import tilize, untilize
+
+__all__ = [
+    "BundleError",
+    "DFBConfig",
+    "DeadlockError",
+    "Device",
+    "DeviceError",
+    "DramTensor",
+    "KernelError",
+    "KernelFaultError",
+    "KernelSpec",
+    "LaunchError",
+    "Program",
+    "RunReport",
+    "RunawayKernelError",
+    "tilize",
+    "untilize",
+]

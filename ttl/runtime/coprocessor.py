@@ -1,0 +1,174 @@
+"""The modelled tile coprocessor: DST registers and NumPy tile math.
+
+The compute kernel's API calls append 8-word commands to the hart's queue
+(memmap.COP_QUEUE_BASE); the emulator executes a queue whenever the hart
+flushes it (cb_push_back, queue full) or stops. Word 7 of every command is the
+return address of the API call, so errors name the kernel's source line.
+
+Numerics (docs/runtime.md): DST holds fp32; operands are unpacked exactly to
+fp32; math runs in fp32; pack rounds to nearest-even for bf16 (exact for fp32).
+Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ttl.runtime import memmap
+from ttl.runtime.errors import DeviceFault
+from ttl.runtime.tiles import (
+    FACES_FROM_ROWMAJOR,
+    ROWMAJOR_FROM_FACES,
+    TILE,
+    TILE_ELEMS,
+    format_from_code,
+)
+
+_BINARY = {
+    memmap.BINOP_ADD: np.add,
+    memmap.BINOP_SUB: np.subtract,
+    memmap.BINOP_MUL: np.multiply,
+    memmap.BINOP_DIV: np.divide,
+}
+
+
+def _sigmoid(x):
+    return (1.0 / (1.0 + np.exp(-x))).astype(np.float32)
+
+
+_UNARY = {
+    memmap.UNOP_EXP: np.exp,
+    memmap.UNOP_LOG: np.log,
+    memmap.UNOP_SQRT: np.sqrt,
+    memmap.UNOP_RSQRT: lambda x: 1.0 / np.sqrt(x),
+    memmap.UNOP_RECIP: lambda x: 1.0 / x,
+    memmap.UNOP_RELU: lambda x: np.maximum(x, 0),
+    memmap.UNOP_SIGMOID: _sigmoid,
+    memmap.UNOP_TANH: np.tanh,
+    memmap.UNOP_ABS: np.abs,
+    memmap.UNOP_NEGATIVE: np.negative,
+}
+
+BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR = range(4)
+
+
+class Coprocessor:
+    """DST register file of one compute hart plus the tile math that uses it."""
+
+    def __init__(self, l1: np.ndarray, dst_tiles: int):
+        self.l1 = l1
+        self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
+        self.commands = 0
+        self._ops = {
+            memmap.COP_ACQUIRE: self._acquire,
+            memmap.COP_RELEASE: self._release,
+            memmap.COP_UNPACK: self._unpack,
+            memmap.COP_BINARY: self._binary,
+            memmap.COP_BINARY_DST: self._binary_dst,
+            memmap.COP_MATMUL: self._matmul,
+            memmap.COP_UNARY: self._unary,
+            memmap.COP_FILL: self._fill,
+            memmap.COP_BCAST: self._bcast,
+            memmap.COP_PACK: self._pack,
+        }
+
+    def drain(self, queue32: np.ndarray) -> None:
+        """Executes and empties the command queue mapped at ``queue32``."""
+        count = int(queue32[0])
+        if not count:
+            return
+        if count > memmap.COP_CAPACITY:
+            raise DeviceFault(f"coprocessor queue count {count} is corrupt")
+        start = memmap.COP_HEADER_BYTES // 4
+        cmds = queue32[start : start + count * memmap.COP_CMD_WORDS].reshape(count, -1).tolist()
+        queue32[0] = 0
+        self.commands += count
+        with np.errstate(all="ignore"):  # inf/nan results are data, as on hardware
+            for cmd in cmds:
+                op = self._ops.get(cmd[0])
+                if op is None:
+                    raise DeviceFault(f"unknown coprocessor opcode {cmd[0]}", ra=cmd[7])
+                try:
+                    op(*cmd[1:7])
+                except DeviceFault as e:
+                    raise DeviceFault(str(e), ra=cmd[7]) from None
+
+    # ------------------------------------------------------------ operands
+    def _reg(self, index: int) -> int:
+        if index >= len(self.dst):
+            raise DeviceFault(
+                f"DST index {index} is out of range: DST holds {len(self.dst)} tiles"
+            )
+        return index
+
+    def _tile_view(self, addr: int, fmt_code: int) -> tuple[np.ndarray, object]:
+        fmt = format_from_code(fmt_code)
+        if fmt is None:
+            raise DeviceFault(f"unsupported data format code {fmt_code} (use bf16 or f32)")
+        end = addr + fmt.tile_bytes
+        if end > self.l1.size:
+            raise DeviceFault(f"tile [{addr:#x}, {end:#x}) is outside L1 ({self.l1.size:#x} B)")
+        return self.l1[addr:end], fmt
+
+    def _load(self, addr: int, fmt_code: int) -> np.ndarray:
+        raw, fmt = self._tile_view(addr, fmt_code)
+        return raw.view(fmt.dtype).astype(np.float32)
+
+    # ----------------------------------------------------------------- ops
+    def _acquire(self, *_):
+        self.dst[:] = 0
+
+    def _release(self, *_):
+        pass
+
+    def _unpack(self, addr, fmt, dst, *_):
+        self.dst[self._reg(dst)] = self._load(addr, fmt)
+
+    def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
+        fn = _BINARY.get(op)
+        if fn is None:
+            raise DeviceFault(f"unknown binary op {op}")
+        self.dst[self._reg(dst)] = fn(self._load(addr_a, fmt_a), self._load(addr_b, fmt_b))
+
+    def _binary_dst(self, op, a, b, out, *_):
+        fn = _BINARY.get(op)
+        if fn is None:
+            raise DeviceFault(f"unknown binary op {op}")
+        self.dst[self._reg(out)] = fn(self.dst[self._reg(a)], self.dst[self._reg(b)])
+
+    def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
+        a = self._load(addr_a, fmt_a)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+        b = self._load(addr_b, fmt_b)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+        self.dst[self._reg(dst)] += (a @ b).reshape(-1)[FACES_FROM_ROWMAJOR]
+
+    def _unary(self, op, dst, *_):
+        fn = _UNARY.get(op)
+        if fn is None:
+            raise DeviceFault(f"unknown unary op {op}")
+        r = self._reg(dst)
+        self.dst[r] = fn(self.dst[r])
+
+    def _fill(self, dst, bits, *_):
+        self.dst[self._reg(dst)] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+
+    def _bcast(self, addr, fmt, dst, kind, *_):
+        rm = self._load(addr, fmt)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+        if kind == BCAST_NONE:
+            out = rm
+        elif kind == BCAST_ROW:
+            out = np.broadcast_to(rm[0:1, :], (TILE, TILE))
+        elif kind == BCAST_COL:
+            out = np.broadcast_to(rm[:, 0:1], (TILE, TILE))
+        elif kind == BCAST_SCALAR:
+            out = np.full((TILE, TILE), rm[0, 0], dtype=np.float32)
+        else:
+            raise DeviceFault(f"unknown broadcast kind {kind}")
+        self.dst[self._reg(dst)] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
+
+    def _pack(self, dst, addr, fmt_code, l1_acc, *_):
+        raw, fmt = self._tile_view(addr, fmt_code)
+        value = self.dst[self._reg(dst)]
+        if l1_acc:
+            value = raw.view(fmt.dtype).astype(np.float32) + value
+        # astype to bfloat16 rounds to nearest, ties to even.
+        raw[:] = value.astype(fmt.dtype).view(np.uint8)

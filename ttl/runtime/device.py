@@ -1,0 +1,177 @@
+"""The emulated Tensix device: a grid of nodes, DRAM, the NOC and launches."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ttl import targets as _targets
+from ttl.runtime import memmap
+from ttl.runtime.dfb import DFBConfig
+from ttl.runtime.dram import DRAM_BANKS, Dram
+from ttl.runtime.elfinfo import ElfImage
+from ttl.runtime.errors import LaunchError
+from ttl.runtime.hart import Hart
+from ttl.runtime.noc import Noc
+from ttl.runtime.node import Node
+from ttl.runtime.program import Program
+from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
+from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
+from ttl.runtime.tiles import num_tiles, tilize, untilize
+
+DFB_ALIGNMENT = 32
+
+
+class Device:
+    """An emulated device of ``target`` with a ``grid`` of (x, y) nodes.
+
+    ``instruction_budget`` bounds each kernel's instructions (RunawayKernelError
+    past it); ``quantum`` is how many instructions a hart runs before the next
+    hart's turn.
+    """
+
+    def __init__(self, target: str = _targets.DEFAULT_TARGET, grid=(1, 1), *,
+                 instruction_budget: int = 500_000_000, quantum: int = 200_000,
+                 yield_charge: int = 100):
+        if target not in _targets.TARGETS:
+            raise LaunchError(f"unknown target {target!r}: use one of {sorted(_targets.TARGETS)}")
+        self.target = _targets.TARGETS[target]
+        full = self.target.full_grid
+        grid = full if grid == "full" else tuple(int(g) for g in grid)
+        if len(grid) != 2 or not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
+            raise LaunchError(f"grid {grid} does not fit {target}'s {full[0]}x{full[1]} nodes")
+        self.grid = grid
+        self.instruction_budget = instruction_budget
+        self.quantum = quantum
+        self.yield_charge = yield_charge
+        self.dram = Dram(DRAM_BANKS[target])
+        self.nodes = {
+            (x, y): Node((x, y), grid, self.target.l1_bytes, self.target.dfb_count,
+                         self.dram.num_banks)
+            for y in range(grid[1]) for x in range(grid[0])
+        }
+        self.noc = Noc(self.nodes, self.dram, grid)
+        self.slots = sorted({s for slots in self.target.slots.values() for s in slots})
+        self.dst_tiles = max(self.target.dst_tiles.values())
+        self._images: dict[str, ElfImage] = {}
+        self.last_report: RunReport | None = None
+
+    # -------------------------------------------------------------- tensors
+    def allocate_tensor(self, shape, dtype="bf16") -> DramTensor:
+        """Reserves an interleaved DRAM tensor of ``shape`` (tile-aligned) and ``dtype``."""
+        fmt = tensor_format(np.empty(0), dtype)
+        shape = tuple(int(s) for s in shape)
+        try:
+            pages = num_tiles(shape)
+        except ValueError as e:
+            raise LaunchError(str(e)) from None
+        return DramTensor(self.dram.allocate(pages, fmt.tile_bytes), shape, fmt)
+
+    def write_tensor(self, array, dtype=None, into: DramTensor | None = None) -> DramTensor:
+        """Tilizes ``array`` (NumPy or torch) into DRAM; returns its handle."""
+        arr = to_numpy(array)
+        fmt = into.format if into is not None else tensor_format(arr, dtype)
+        if into is not None and tuple(arr.shape) != into.shape:
+            raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
+        t = into or self.allocate_tensor(arr.shape, fmt)
+        tiles = tilize(arr.astype(fmt.dtype, copy=False))
+        self.dram.write_pages(t.address, t.page_size, tiles.view(np.uint8))
+        return t
+
+    def read_tensor(self, tensor: DramTensor, like=None):
+        """Reads ``tensor`` back row-major (torch if ``like`` is a torch tensor)."""
+        raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages)
+        arr = untilize(raw.view(tensor.format.dtype), tensor.shape)
+        return like_input(arr, like)
+
+    # --------------------------------------------------------------- launch
+    def launch(self, program: Program) -> RunReport:
+        """Runs ``program`` on every node to completion; returns the run's statistics."""
+        bases = self._place_dfbs(program.dfbs)
+        sems = list(program.semaphores)
+        if len(sems) > memmap.SEM_MAX:
+            raise LaunchError(f"{len(sems)} semaphores requested; a node has {memmap.SEM_MAX}")
+        for node in self.nodes.values():
+            node.reset(program.dfbs, bases, sems)
+        harts = self._make_harts(program)
+        rounds = run_harts(harts, self.quantum)
+        self.last_report = RunReport(
+            kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.instructions,
+                                 h.cop.commands, dict(h.stalls)) for h in harts],
+            noc_bytes_read=self.noc.bytes_read,
+            noc_bytes_written=self.noc.bytes_written,
+            rounds=rounds,
+        )
+        return self.last_report
+
+    def _place_dfbs(self, dfbs: list[DFBConfig]) -> dict[int, int]:
+        """Checks the DFB table and assigns each DFB an L1 address."""
+        bases, addr = {}, memmap.L1_BASE
+        for cfg in dfbs:
+            if not 0 <= cfg.index < self.target.dfb_count:
+                raise LaunchError(f"DFB index {cfg.index} is outside 0..{self.target.dfb_count - 1}")
+            if cfg.index in bases:
+                raise LaunchError(f"DFB index {cfg.index} is configured twice")
+            if min(cfg.page_size, cfg.pages_per_block, cfg.block_count) <= 0:
+                raise LaunchError(f"DFB {cfg.index}: page size, pages per block and block count "
+                                  f"must be positive ({cfg})")
+            try:
+                _ = cfg.format
+            except ValueError as e:
+                raise LaunchError(f"DFB {cfg.index}: {e}") from None
+            bases[cfg.index] = addr
+            addr = -(-(addr + cfg.size) // DFB_ALIGNMENT) * DFB_ALIGNMENT
+        if addr > self.target.l1_bytes:
+            raise LaunchError(f"the DFBs need {addr} bytes of L1 but a {self.target.name} node "
+                              f"has {self.target.l1_bytes}: use fewer or smaller blocks")
+        return bases
+
+    def _image(self, path) -> ElfImage:
+        key = str(path)
+        image = ElfImage.load(key)
+        cached = self._images.get(key)
+        if cached is not None and cached.sha256 == image.sha256:
+            return cached  # keeps the parsed line table
+        self._images[key] = image
+        return image
+
+    def _make_harts(self, program: Program) -> list[Hart]:
+        harts, taken = [], {}
+        for spec in program.kernels:
+            if spec.slot not in self.slots:
+                raise LaunchError(f"kernel '{spec.name}': unknown processor slot {spec.slot!r}; "
+                                  f"{self.target.name} has {self.slots}")
+            image = self._image(spec.elf)
+            coords = list(spec.nodes) if spec.nodes is not None else sorted(self.nodes)
+            common = [int(v) for v in spec.common_args]
+            for coord in coords:
+                coord = tuple(coord)
+                if coord not in self.nodes:
+                    raise LaunchError(f"kernel '{spec.name}': node {coord} is outside the "
+                                      f"{self.grid[0]}x{self.grid[1]} grid")
+                if (coord, spec.slot) in taken:
+                    raise LaunchError(f"kernels '{taken[coord, spec.slot]}' and '{spec.name}' "
+                                      f"both use slot {spec.slot} on node {coord}")
+                taken[coord, spec.slot] = spec.name
+                args = spec.args_for(coord)
+                for what, values in (("runtime", args), ("common", common)):
+                    if len(values) > memmap.ARGS_MAX:
+                        raise LaunchError(f"kernel '{spec.name}': {len(values)} {what} args "
+                                          f"(at most {memmap.ARGS_MAX})")
+                    bad = [v for v in values if not -(2**31) <= v < 2**32]
+                    if bad:
+                        raise LaunchError(f"kernel '{spec.name}': {what} arg {bad[0]} does not "
+                                          "fit in 32 bits")
+                node = self.nodes[coord]
+                hart = Hart(node, spec.slot, spec.name, image, args, common, self.noc,
+                            self.dst_tiles, self.instruction_budget, self.yield_charge)
+                node.harts[spec.slot] = hart
+                harts.append(hart)
+        return harts
+
+    # -------------------------------------------------------------- display
+    def describe(self) -> str:
+        head = (f"Device({self.target.name}, grid {self.grid[0]}x{self.grid[1]}, "
+                f"{self.dram!r})")
+        return "\n".join([head] + [n.describe() for _, n in sorted(self.nodes.items())])
+
+    __str__ = describe

@@ -1,0 +1,130 @@
+// Address map and register layout of an emulated ttl-bazel Tensix node, as
+// seen by one RISC-V hart. The host side mirrors these numbers in
+// ttl/runtime/memmap.py; tests/runtime/test_memmap.py checks they agree.
+//
+//   0x00000000  L1            node-shared, target size (DFB pages live here)
+//   0x10000000  LOCAL         hart-private 1 MiB: code, data, stack (kernel.ld)
+//   0xF0000000  NODE_REGS     node-shared 16 KiB: node info, DFB table, semaphores
+//   0xF0010000  HART_ARGS     hart-private 16 KiB: runtime args, common args, mailbox
+//   0xF0020000  COP_QUEUE     hart-private 64 KiB: coprocessor command queue
+//   0xF0100000  MMIO          doorbells handled by the emulator (4 KiB)
+#pragma once
+
+#define TTL_L1_BASE 0x00000000u
+
+#define TTL_NODE_REGS_BASE 0xF0000000u
+#define TTL_NODE_INFO_OFFSET 0x0000u
+#define TTL_DFB_TABLE_OFFSET 0x1000u
+#define TTL_SEM_OFFSET 0x2000u
+#define TTL_NODE_REGS_SIZE 0x4000u
+
+// Node info words (index into NODE_REGS + NODE_INFO_OFFSET).
+#define TTL_INFO_NODE_X 0
+#define TTL_INFO_NODE_Y 1
+#define TTL_INFO_GRID_X 2
+#define TTL_INFO_GRID_Y 3
+#define TTL_INFO_DRAM_BANKS 4
+#define TTL_INFO_L1_SIZE 5
+#define TTL_INFO_DFB_COUNT 6
+#define TTL_INFO_SEM_COUNT 7
+
+// One DFB table entry: 16 words. Producer owns RECEIVED/WR_PTR, consumer owns
+// ACKED/RD_PTR, so each word has exactly one writer (as TT-Metal's CB registers).
+#define TTL_DFB_WORDS 16
+#define TTL_DFB_MAX 64
+#define TTL_DFB_BASE 0
+#define TTL_DFB_SIZE 1
+#define TTL_DFB_PAGE_SIZE 2
+#define TTL_DFB_NUM_PAGES 3
+#define TTL_DFB_FORMAT 4
+#define TTL_DFB_RECEIVED 5
+#define TTL_DFB_ACKED 6
+#define TTL_DFB_WR_PTR 7
+#define TTL_DFB_RD_PTR 8
+#define TTL_DFB_CONFIGURED 9
+
+#define TTL_SEM_MAX 1024
+
+#define TTL_HART_ARGS_BASE 0xF0010000u
+#define TTL_ARGS_OFFSET 0x0000u
+#define TTL_COMMON_ARGS_OFFSET 0x1000u
+#define TTL_MAILBOX_OFFSET 0x2000u
+#define TTL_HART_INFO_OFFSET 0x3000u
+#define TTL_HART_ARGS_SIZE 0x4000u
+#define TTL_ARGS_MAX 1024
+// Hart info words.
+#define TTL_HINFO_NUM_ARGS 0
+#define TTL_HINFO_NUM_COMMON_ARGS 1
+
+#define TTL_COP_QUEUE_BASE 0xF0020000u
+#define TTL_COP_QUEUE_SIZE 0x10000u
+// Word 0 holds the number of queued commands; commands start at byte 32.
+#define TTL_COP_HEADER_BYTES 32
+#define TTL_COP_CMD_WORDS 8
+#define TTL_COP_CAPACITY ((TTL_COP_QUEUE_SIZE - TTL_COP_HEADER_BYTES) / (TTL_COP_CMD_WORDS * 4))
+
+#define TTL_MMIO_BASE 0xF0100000u
+#define TTL_MMIO_SIZE 0x1000u
+// Doorbell registers (byte offsets). Arguments go in the mailbox first.
+#define TTL_MMIO_NOC 0x0u
+#define TTL_MMIO_WAIT 0x4u
+#define TTL_MMIO_COP_FLUSH 0x8u
+#define TTL_MMIO_ERROR 0xCu
+
+// NOC doorbell commands. Mailbox: [0,1] src lo/hi, [2,3] dst lo/hi, [4] size, [5] extra.
+#define TTL_NOC_READ 1
+#define TTL_NOC_WRITE 2
+#define TTL_NOC_WRITE_MCAST 3
+#define TTL_NOC_SEM_INC 4
+
+// Wait doorbell kinds. Mailbox: [0] a, [1] b.
+#define TTL_WAIT_RESERVE_BACK 1
+#define TTL_WAIT_FRONT 2
+#define TTL_WAIT_SEM_EQ 3
+#define TTL_WAIT_SEM_GE 4
+
+// Error doorbell kinds. Mailbox: [0] a, [1] b.
+#define TTL_ERR_ARG_INDEX 1
+#define TTL_ERR_COMMON_ARG_INDEX 2
+#define TTL_ERR_DFB_INDEX 3
+#define TTL_ERR_DFB_UNCONFIGURED 4
+#define TTL_ERR_SEM_INDEX 5
+#define TTL_ERR_DFB_PUSH_OVERFLOW 6
+#define TTL_ERR_DFB_POP_UNDERFLOW 7
+
+// NOC address: low 32 bits = address on the target. High 32 bits: for nodes
+// x0 | y0 << 8 | x1 << 16 | y1 << 24 (a unicast has x1 == x0, y1 == y0); for
+// DRAM, TTL_NOC_DRAM_FLAG | bank.
+#define TTL_NOC_DRAM_FLAG 0x80000000u
+
+// Coprocessor opcodes (command word 0).
+#define TTL_COP_ACQUIRE 1
+#define TTL_COP_RELEASE 2
+#define TTL_COP_UNPACK 3        // addr, fmt, dst
+#define TTL_COP_BINARY 4        // op, addr_a, fmt_a, addr_b, fmt_b, dst
+#define TTL_COP_BINARY_DST 5    // op, dst_a, dst_b, dst_out
+#define TTL_COP_MATMUL 6        // addr_a, fmt_a, addr_b, fmt_b, dst
+#define TTL_COP_UNARY 7         // op, dst
+#define TTL_COP_FILL 8          // dst, value bits
+#define TTL_COP_BCAST 9         // addr, fmt, dst, kind
+#define TTL_COP_PACK 10         // dst, addr, fmt, l1_acc
+
+#define TTL_BINOP_ADD 0
+#define TTL_BINOP_SUB 1
+#define TTL_BINOP_MUL 2
+#define TTL_BINOP_DIV 3
+
+#define TTL_UNOP_EXP 0
+#define TTL_UNOP_LOG 1
+#define TTL_UNOP_SQRT 2
+#define TTL_UNOP_RSQRT 3
+#define TTL_UNOP_RECIP 4
+#define TTL_UNOP_RELU 5
+#define TTL_UNOP_SIGMOID 6
+#define TTL_UNOP_TANH 7
+#define TTL_UNOP_ABS 8
+#define TTL_UNOP_NEGATIVE 9
+
+// Data formats (TT-Metal DataFormat values).
+#define TTL_FMT_FLOAT32 0
+#define TTL_FMT_FLOAT16_B 5

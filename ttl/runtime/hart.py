@@ -1,0 +1,321 @@
+"""One RISC-V hart: a Unicorn instance running one kernel ELF on one node.
+
+Guest memory (see memmap): the node's L1 and register page are host buffers
+mapped with ``mem_map_ptr`` into every hart of the node, so all of them see
+the same bytes; LOCAL, the argument page and the coprocessor queue are
+private. The MMIO page is the only place Python runs during emulation: NOC
+doorbells are served in the callback, a wait doorbell parks the hart
+(``emu_stop``) and a flush doorbell drains the coprocessor queue.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+from unicorn import (
+    UC_ARCH_RISCV,
+    UC_HOOK_INTR,
+    UC_HOOK_MEM_INVALID,
+    UC_MEM_FETCH_PROT,
+    UC_MEM_FETCH_UNMAPPED,
+    UC_MEM_READ_PROT,
+    UC_MEM_READ_UNMAPPED,
+    UC_MEM_WRITE_PROT,
+    UC_MEM_WRITE_UNMAPPED,
+    UC_MODE_RISCV32,
+    UC_PROT_ALL,
+    UC_PROT_READ,
+    UC_PROT_WRITE,
+    Uc,
+    UcError,
+)
+from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_RA
+from unicorn.unicorn_const import UC_ERR_INSN_INVALID
+
+from ttl.runtime import memmap
+from ttl.runtime.coprocessor import Coprocessor
+from ttl.runtime.elfinfo import ElfImage
+from ttl.runtime.errors import (
+    DeviceFault,
+    KernelContext,
+    KernelError,
+    KernelFaultError,
+    RunawayKernelError,
+)
+
+_ACCESS = {
+    UC_MEM_READ_UNMAPPED: "read from unmapped",
+    UC_MEM_WRITE_UNMAPPED: "write to unmapped",
+    UC_MEM_FETCH_UNMAPPED: "instruction fetch from unmapped",
+    UC_MEM_READ_PROT: "read from protected",
+    UC_MEM_WRITE_PROT: "write to protected",
+    UC_MEM_FETCH_PROT: "instruction fetch from non-executable",
+}
+
+# RISC-V exception causes delivered through UC_HOOK_INTR.
+_TRAPS = {
+    0: "misaligned instruction fetch",
+    1: "instruction access fault",
+    2: "illegal instruction",
+    3: "ebreak outside crt0 (__builtin_trap or a failed check in the kernel)",
+    4: "misaligned load",
+    5: "load access fault",
+    6: "misaligned store",
+    7: "store access fault",
+    8: "ecall (there is no OS on the device)",
+    11: "ecall (there is no OS on the device)",
+}
+
+_WAIT_NAMES = {
+    memmap.WAIT_RESERVE_BACK: "cb_reserve_back",
+    memmap.WAIT_FRONT: "cb_wait_front",
+    memmap.WAIT_SEM_EQ: "noc_semaphore_wait",
+    memmap.WAIT_SEM_GE: "noc_semaphore_wait_min",
+}
+
+
+class HartState(enum.Enum):
+    READY = "ready"
+    BLOCKED = "blocked"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A parked blocking call: kind, its two arguments, the doorbell pc and return address."""
+
+    kind: int
+    a: int
+    b: int
+    pc: int
+    ra: int
+
+
+class Hart:
+    """A kernel running on one processor slot of one node."""
+
+    def __init__(self, node, slot: str, kernel: str, image: ElfImage, args: list[int],
+                 common_args: list[int], noc, dst_tiles: int, budget: int, yield_charge: int):
+        self.node, self.slot, self.kernel, self.image = node, slot, kernel, image
+        self.noc = noc
+        self.budget = budget
+        self.yield_charge = yield_charge
+        self.state = HartState.READY
+        self.wait: Wait | None = None
+        self.pc = image.entry
+        self.instructions = 0  # full quanta exactly, plus yield_charge per blocking stop
+        self.stalls: dict[str, int] = {}
+        self.cop = Coprocessor(node.l1, dst_tiles)
+
+        self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
+        a32 = self.args.view(np.uint32)
+        _put_words(a32, memmap.ARGS_OFFSET, args)
+        _put_words(a32, memmap.COMMON_ARGS_OFFSET, common_args)
+        info = memmap.HART_INFO_OFFSET // 4
+        a32[info + memmap.HINFO_NUM_ARGS] = len(args)
+        a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
+        self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
+        self.queue = memmap.page_aligned_buffer(memmap.COP_QUEUE_SIZE)
+        self.queue32 = self.queue.view(np.uint32)
+
+        uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        rw = UC_PROT_READ | UC_PROT_WRITE
+        uc.mem_map_ptr(memmap.L1_BASE, node.l1.size, UC_PROT_ALL, node.l1.ctypes.data)
+        uc.mem_map(memmap.LOCAL_BASE, memmap.LOCAL_SIZE, UC_PROT_ALL)
+        for addr, data, _ in image.segments:
+            uc.mem_write(addr, data)
+        uc.mem_map_ptr(memmap.NODE_REGS_BASE, memmap.NODE_REGS_SIZE, rw, node.regs.ctypes.data)
+        uc.mem_map_ptr(memmap.HART_ARGS_BASE, memmap.HART_ARGS_SIZE, rw, self.args.ctypes.data)
+        uc.mem_map_ptr(memmap.COP_QUEUE_BASE, memmap.COP_QUEUE_SIZE, rw, self.queue.ctypes.data)
+        uc.mmio_map(memmap.MMIO_BASE, memmap.MMIO_SIZE, self._mmio_read, None,
+                    self._mmio_write, None)
+        uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
+        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        self._stop: str | None = None
+        self._error: Exception | None = None
+        self._bad_access: tuple[int, int, int] | None = None
+        self._trap: int | None = None
+
+    # -------------------------------------------------------------- running
+    def run(self, quantum: int) -> None:
+        """Runs up to ``quantum`` instructions; leaves the hart READY, BLOCKED or DONE."""
+        self._stop = self._error = self._bad_access = self._trap = None
+        try:
+            self.uc.emu_start(self.pc, self.image.exit_pc, count=quantum)
+        except UcError as e:
+            raise self._uc_fault(e) from None
+        if self._error is not None:
+            raise self._error
+        pc = self.uc.reg_read(UC_RISCV_REG_PC)
+        if self._trap is not None:
+            raise self._fault(f"trap: {_TRAPS.get(self._trap, f'exception {self._trap}')}", pc)
+        if self._stop == "wait":
+            if pc not in (self.wait.pc, self.wait.pc + 4):
+                raise RuntimeError(f"internal: hart stopped at {pc:#x}, not after its wait")
+            self.pc = self.wait.pc + 4  # the doorbell store is done; resume after it
+            self.state = HartState.BLOCKED
+            self.instructions += self.yield_charge
+            name = self.describe_wait(short=True)
+            self.stalls[name] = self.stalls.get(name, 0) + 1
+        elif pc == self.image.exit_pc:
+            self.state = HartState.DONE
+        else:
+            self.pc = pc
+            self.instructions += quantum
+        self._drain()
+        if self.instructions > self.budget and self.state is not HartState.DONE:
+            raise RunawayKernelError(
+                f"executed more than {self.budget} instructions without finishing (a runaway "
+                "loop?); pass a larger instruction_budget to Device if the kernel needs it",
+                self.context(pc),
+            )
+
+    def _drain(self) -> None:
+        try:
+            self.cop.drain(self.queue32)
+        except DeviceFault as e:
+            raise self._fault(str(e), e.ra - 4 if e.ra else self.pc) from None
+
+    def can_resume(self) -> bool:
+        """Whether the parked wait can now succeed (evaluated with the device's formulas)."""
+        w = self.wait
+        if w is None:
+            return True
+        if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
+            dfb = self.node.dfbs[w.a]
+            if w.b > dfb.capacity:
+                raise self._fault(
+                    f"{_WAIT_NAMES[w.kind]}(DFB {w.a}, {w.b} pages) can never succeed: the DFB "
+                    f"holds {dfb.capacity} pages", w.pc, w.ra)
+            ok = dfb.can_reserve(w.b) if w.kind == memmap.WAIT_RESERVE_BACK else dfb.can_wait(w.b)
+        elif w.kind in (memmap.WAIT_SEM_EQ, memmap.WAIT_SEM_GE):
+            try:
+                value = self.node.read_word(w.a)
+            except DeviceFault as e:
+                raise self._fault(str(e), w.pc, w.ra) from None
+            ok = value == w.b if w.kind == memmap.WAIT_SEM_EQ else value >= w.b
+        else:
+            raise self._fault(f"unknown wait kind {w.kind}", w.pc, w.ra)
+        return ok
+
+    # ------------------------------------------------------------ callbacks
+    def _mmio_read(self, uc, offset, size, user_data):
+        return 0
+
+    def _mmio_write(self, uc, offset, size, value, user_data):
+        try:
+            if offset == memmap.MMIO_NOC:
+                self.noc.execute(self.node, value, self.mailbox)
+            elif offset == memmap.MMIO_WAIT:
+                pc = uc.reg_read(UC_RISCV_REG_PC)
+                ra = uc.reg_read(UC_RISCV_REG_RA)
+                self.wait = Wait(value, int(self.mailbox[0]), int(self.mailbox[1]), pc, ra)
+                self._stop = "wait"
+                uc.emu_stop()
+            elif offset == memmap.MMIO_COP_FLUSH:
+                self.cop.drain(self.queue32)
+            elif offset == memmap.MMIO_ERROR:
+                raise DeviceFault(self._api_error(value, int(self.mailbox[0]), int(self.mailbox[1])))
+            else:
+                raise DeviceFault(f"write to unknown MMIO register {memmap.MMIO_BASE + offset:#x}")
+        except DeviceFault as e:
+            if e.ra:
+                self._error = self._fault(str(e), e.ra - 4)
+            else:
+                self._error = self._fault(str(e), uc.reg_read(UC_RISCV_REG_PC),
+                                          uc.reg_read(UC_RISCV_REG_RA))
+            uc.emu_stop()
+        except Exception as e:  # noqa: BLE001 - an emulator bug: re-raised after emu_start
+            self._error = e
+            uc.emu_stop()
+
+    def _on_invalid(self, uc, access, address, size, value, user_data):
+        self._bad_access = (access, address, size)
+        return False
+
+    def _on_interrupt(self, uc, intno, user_data):
+        self._trap = intno
+        uc.emu_stop()
+
+    # ---------------------------------------------------------------- errors
+    def context(self, pc: int, ra: int | None = None) -> KernelContext:
+        return KernelContext(self.kernel, self.node.coord, self.slot, pc,
+                             self.image.describe_location(pc, ra))
+
+    def _fault(self, message: str, pc: int, ra: int | None = None) -> KernelError:
+        return KernelFaultError(message, self.context(pc, ra))
+
+    def _uc_fault(self, err: UcError) -> KernelError:
+        pc = self.uc.reg_read(UC_RISCV_REG_PC)
+        ra = self.uc.reg_read(UC_RISCV_REG_RA)
+        if self._bad_access is not None:
+            access, addr, size = self._bad_access
+            what = _ACCESS.get(access, "invalid access to")
+            return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc, ra)
+        if err.errno == UC_ERR_INSN_INVALID:
+            return self._fault("illegal instruction", pc, ra)
+        return self._fault(f"CPU fault: {err}", pc, ra)
+
+    def _api_error(self, kind: int, a: int, b: int) -> str:
+        if kind == memmap.ERR_ARG_INDEX:
+            return (f"get_arg_val({a}) reads runtime argument {a}, but this node was launched "
+                    f"with {b} runtime arguments")
+        if kind == memmap.ERR_COMMON_ARG_INDEX:
+            return (f"get_common_arg_val({a}) reads common argument {a}, but the launch has {b} "
+                    "common runtime arguments")
+        if kind == memmap.ERR_DFB_INDEX:
+            return f"DFB {a} does not exist: the node has DFBs 0..{self.node.dfb_count - 1}"
+        if kind == memmap.ERR_DFB_UNCONFIGURED:
+            return f"DFB {a} is not configured for this launch (add it to the DFB table)"
+        if kind == memmap.ERR_SEM_INDEX:
+            return f"semaphore {a} does not exist: the launch defines {b} semaphores"
+        if kind == memmap.ERR_DFB_PUSH_OVERFLOW:
+            return (f"cb_push_back({a}, {b}) pushes more pages than are free (reserve them "
+                    f"first); {self.node.dfbs[a].describe()}")
+        if kind == memmap.ERR_DFB_POP_UNDERFLOW:
+            return (f"cb_pop_front({a}, {b}) pops more pages than are filled (wait for them "
+                    f"first); {self.node.dfbs[a].describe()}")
+        return f"device API error {kind} ({a}, {b})"
+
+    # --------------------------------------------------------------- display
+    def describe_wait(self, short: bool = False) -> str:
+        w = self.wait
+        if w is None:
+            return "nothing"
+        name = _WAIT_NAMES.get(w.kind, f"wait {w.kind}")
+        if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
+            text = f"{name}(DFB {w.a}, {w.b} page{'s' if w.b != 1 else ''})"
+            if not short:
+                text += f" at {self.image.describe_location(w.pc, w.ra)}\n      "
+                text += self.node.dfbs[w.a].describe()
+        else:
+            text = f"{name}(semaphore at {w.a:#x}, value {w.b})"
+            if not short:
+                try:
+                    now = self.node.read_word(w.a)
+                except DeviceFault:
+                    now = "unreadable"
+                text += f" at {self.image.describe_location(w.pc, w.ra)}\n      current value {now}"
+        return text
+
+    def describe(self) -> str:
+        text = f"kernel '{self.kernel}' {self.state.value}, ~{self.instructions} instructions"
+        if self.state is HartState.BLOCKED:
+            text += f", waiting in {self.describe_wait(short=True)}"
+        return text
+
+    __str__ = describe
+
+
+_MAP_HINT = (
+    f"mapped memory is L1 [{memmap.L1_BASE:#x}, L1 size), LOCAL [{memmap.LOCAL_BASE:#x}, "
+    f"{memmap.LOCAL_BASE + memmap.LOCAL_SIZE:#x}) and the runtime pages at "
+    f"{memmap.NODE_REGS_BASE:#x}"
+)
+
+
+def _put_words(a32: np.ndarray, offset: int, values: list[int]) -> None:
+    start = offset // 4
+    a32[start : start + len(values)] = np.asarray(values, dtype=np.int64) & 0xFFFFFFFF

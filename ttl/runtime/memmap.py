@@ -1,0 +1,128 @@
+"""Address map and register layout of an emulated node, as one hart sees it.
+
+Mirrors ``device/include/ttl/device_map.h`` (the device-side half of the same
+contract); ``tests/runtime/test_memmap.py`` checks the two agree.
+"""
+
+from __future__ import annotations
+
+L1_BASE = 0x00000000
+
+LOCAL_BASE = 0x10000000
+LOCAL_SIZE = 0x00100000
+
+NODE_REGS_BASE = 0xF0000000
+NODE_INFO_OFFSET = 0x0000
+DFB_TABLE_OFFSET = 0x1000
+SEM_OFFSET = 0x2000
+NODE_REGS_SIZE = 0x4000
+
+INFO_NODE_X = 0
+INFO_NODE_Y = 1
+INFO_GRID_X = 2
+INFO_GRID_Y = 3
+INFO_DRAM_BANKS = 4
+INFO_L1_SIZE = 5
+INFO_DFB_COUNT = 6
+INFO_SEM_COUNT = 7
+
+DFB_WORDS = 16
+DFB_MAX = 64
+DFB_BASE = 0
+DFB_SIZE = 1
+DFB_PAGE_SIZE = 2
+DFB_NUM_PAGES = 3
+DFB_FORMAT = 4
+DFB_RECEIVED = 5
+DFB_ACKED = 6
+DFB_WR_PTR = 7
+DFB_RD_PTR = 8
+DFB_CONFIGURED = 9
+
+SEM_MAX = 1024
+
+HART_ARGS_BASE = 0xF0010000
+ARGS_OFFSET = 0x0000
+COMMON_ARGS_OFFSET = 0x1000
+MAILBOX_OFFSET = 0x2000
+HART_INFO_OFFSET = 0x3000
+HART_ARGS_SIZE = 0x4000
+ARGS_MAX = 1024
+HINFO_NUM_ARGS = 0
+HINFO_NUM_COMMON_ARGS = 1
+
+COP_QUEUE_BASE = 0xF0020000
+COP_QUEUE_SIZE = 0x10000
+COP_HEADER_BYTES = 32
+COP_CMD_WORDS = 8
+COP_CAPACITY = (COP_QUEUE_SIZE - COP_HEADER_BYTES) // (COP_CMD_WORDS * 4)
+
+MMIO_BASE = 0xF0100000
+MMIO_SIZE = 0x1000
+MMIO_NOC = 0x0
+MMIO_WAIT = 0x4
+MMIO_COP_FLUSH = 0x8
+MMIO_ERROR = 0xC
+
+NOC_READ = 1
+NOC_WRITE = 2
+NOC_WRITE_MCAST = 3
+NOC_SEM_INC = 4
+
+WAIT_RESERVE_BACK = 1
+WAIT_FRONT = 2
+WAIT_SEM_EQ = 3
+WAIT_SEM_GE = 4
+
+ERR_ARG_INDEX = 1
+ERR_COMMON_ARG_INDEX = 2
+ERR_DFB_INDEX = 3
+ERR_DFB_UNCONFIGURED = 4
+ERR_SEM_INDEX = 5
+ERR_DFB_PUSH_OVERFLOW = 6
+ERR_DFB_POP_UNDERFLOW = 7
+
+NOC_DRAM_FLAG = 0x80000000
+
+COP_ACQUIRE = 1
+COP_RELEASE = 2
+COP_UNPACK = 3
+COP_BINARY = 4
+COP_BINARY_DST = 5
+COP_MATMUL = 6
+COP_UNARY = 7
+COP_FILL = 8
+COP_BCAST = 9
+COP_PACK = 10
+
+BINOP_ADD = 0
+BINOP_SUB = 1
+BINOP_MUL = 2
+BINOP_DIV = 3
+
+UNOP_EXP = 0
+UNOP_LOG = 1
+UNOP_SQRT = 2
+UNOP_RSQRT = 3
+UNOP_RECIP = 4
+UNOP_RELU = 5
+UNOP_SIGMOID = 6
+UNOP_TANH = 7
+UNOP_ABS = 8
+UNOP_NEGATIVE = 9
+
+FMT_FLOAT32 = 0
+FMT_FLOAT16_B = 5
+
+
+def page_aligned_buffer(nbytes: int):
+    """A zeroed uint8 NumPy buffer whose data starts on a 4 KiB host page.
+
+    Unicorn maps such buffers into guest memory with ``mem_map_ptr``; several
+    harts mapping the same buffer see the same bytes.
+    """
+    import numpy as np
+
+    raw = np.zeros(nbytes + 4096, dtype=np.uint8)
+    start = (-raw.ctypes.data) % 4096
+    return raw[start : start + nbytes]

@@ -1,0 +1,82 @@
+"""The NOC: reads, writes, multicast writes and semaphore increments.
+
+Transfers complete when issued (the device-side barriers are no-ops), which
+is a legal schedule of the asynchronous hardware NOC.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ttl.runtime import memmap
+from ttl.runtime.dram import Dram, DramAccessError
+from ttl.runtime.errors import DeviceFault
+
+
+class Noc:
+    """Moves bytes between nodes' L1 and DRAM banks, and counts traffic."""
+
+    def __init__(self, nodes: dict, dram: Dram, grid: tuple[int, int]):
+        self.nodes = nodes
+        self.dram = dram
+        self.grid = grid
+        self.bytes_read = 0
+        self.bytes_written = 0
+
+    def execute(self, node, cmd: int, mb: np.ndarray) -> None:
+        """Runs NOC command ``cmd`` for ``node`` with mailbox words ``mb``."""
+        src = int(mb[0]) | int(mb[1]) << 32
+        dst = int(mb[2]) | int(mb[3]) << 32
+        size, extra = int(mb[4]), int(mb[5])
+        if cmd == memmap.NOC_READ:
+            node.resolve(dst & 0xFFFFFFFF, size)[:] = self._target(src, size, "read from")
+            self.bytes_read += size
+        elif cmd == memmap.NOC_WRITE:
+            self._target(dst, size, "write to")[:] = node.resolve(src & 0xFFFFFFFF, size)
+            self.bytes_written += size
+        elif cmd == memmap.NOC_WRITE_MCAST:
+            self._multicast(node, src & 0xFFFFFFFF, dst, size, extra)
+        elif cmd == memmap.NOC_SEM_INC:
+            word = self._target(dst, 4, "semaphore increment at").view(np.uint32)
+            word[0] = (int(word[0]) + extra) & 0xFFFFFFFF
+        else:
+            raise DeviceFault(f"unknown NOC command {cmd}")
+
+    def _node(self, x: int, y: int, what: str):
+        node = self.nodes.get((x, y))
+        if node is None:
+            gx, gy = self.grid
+            raise DeviceFault(f"NOC {what} node ({x},{y}), which is outside the {gx}x{gy} grid")
+        return node
+
+    def _target(self, noc_addr: int, size: int, what: str) -> np.ndarray:
+        hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
+        if hi & memmap.NOC_DRAM_FLAG:
+            try:
+                return self.dram.view(hi & 0xFFFF, addr, size)
+            except DramAccessError as e:
+                raise DeviceFault(f"NOC {what} DRAM: {e}") from None
+        x0, y0, x1, y1 = hi & 0xFF, hi >> 8 & 0xFF, hi >> 16 & 0xFF, hi >> 24 & 0xFF
+        if (x0, y0) != (x1, y1):
+            raise DeviceFault(f"NOC {what} a multicast address (use noc_async_write_multicast)")
+        return self._node(x0, y0, what).resolve(addr, size)
+
+    def _multicast(self, node, src: int, noc_addr: int, size: int, num_dests: int) -> None:
+        hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
+        x0, y0, x1, y1 = hi & 0xFF, hi >> 8 & 0xFF, hi >> 16 & 0xFF, hi >> 24 & 0xFF
+        if hi & memmap.NOC_DRAM_FLAG or x1 < x0 or y1 < y0:
+            raise DeviceFault(
+                f"bad multicast destination ({x0},{y0})-({x1},{y1}): build it with "
+                "get_noc_multicast_addr(x_start, y_start, x_end, y_end, addr), start <= end"
+            )
+        data = node.resolve(src, size).copy()
+        dests = [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)
+                 if (x, y) != node.coord]
+        if num_dests != len(dests):
+            raise DeviceFault(
+                f"multicast to ({x0},{y0})-({x1},{y1}) reaches {len(dests)} nodes (the sender "
+                f"is excluded) but num_dests is {num_dests}"
+            )
+        for x, y in dests:
+            self._node(x, y, "multicast to").resolve(addr, size)[:] = data
+        self.bytes_written += size * len(dests)

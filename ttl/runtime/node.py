@@ -1,0 +1,66 @@
+"""A Tensix node: L1, the register page (node info, DFBs, semaphores) and its harts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ttl.runtime import memmap
+from ttl.runtime.dfb import DFBConfig, DFBState
+from ttl.runtime.errors import DeviceFault
+
+
+class Node:
+    """One node of the grid. L1 and the register page are shared by its harts."""
+
+    def __init__(self, coord: tuple[int, int], grid: tuple[int, int], l1_bytes: int,
+                 dfb_count: int, dram_banks: int):
+        if l1_bytes % 4096:
+            raise ValueError(f"L1 size {l1_bytes} is not a multiple of 4 KiB")
+        self.coord = coord
+        self.l1 = memmap.page_aligned_buffer(l1_bytes)
+        self.regs = memmap.page_aligned_buffer(memmap.NODE_REGS_SIZE)
+        self.regs32 = self.regs.view(np.uint32)
+        self.dfb_count = dfb_count
+        self.dfbs = [DFBState(self.regs32, i) for i in range(dfb_count)]
+        self.harts: dict = {}  # slot name -> Hart
+        self._info = (coord[0], coord[1], grid[0], grid[1], dram_banks, l1_bytes, dfb_count)
+
+    def reset(self, dfbs: list[DFBConfig], dfb_bases: dict[int, int], semaphores: list[int]):
+        """Prepares the node for a launch: clears L1, writes node info, DFB table, semaphores."""
+        self.l1[:] = 0
+        self.regs[:] = 0
+        self.harts = {}
+        info = memmap.NODE_INFO_OFFSET // 4
+        self.regs32[info : info + len(self._info)] = self._info
+        self.regs32[info + memmap.INFO_SEM_COUNT] = len(semaphores)
+        for cfg in dfbs:
+            self.dfbs[cfg.index].configure(cfg, dfb_bases[cfg.index])
+        sem = memmap.SEM_OFFSET // 4
+        self.regs32[sem : sem + len(semaphores)] = np.asarray(semaphores, dtype=np.uint64) & 0xFFFFFFFF
+
+    def resolve(self, addr: int, size: int) -> np.ndarray:
+        """The node's bytes [addr, addr + size) in L1 or the register page."""
+        if size < 0:
+            raise DeviceFault(f"negative transfer size {size}")
+        if memmap.L1_BASE <= addr and addr + size <= memmap.L1_BASE + self.l1.size:
+            return self.l1[addr - memmap.L1_BASE : addr - memmap.L1_BASE + size]
+        regs = memmap.NODE_REGS_BASE
+        if regs <= addr and addr + size <= regs + self.regs.size:
+            return self.regs[addr - regs : addr - regs + size]
+        x, y = self.coord
+        raise DeviceFault(
+            f"address range [{addr:#x}, {addr + size:#x}) is outside node ({x},{y})'s L1 "
+            f"[0, {self.l1.size:#x}) and register page"
+        )
+
+    def read_word(self, addr: int) -> int:
+        return int(self.resolve(addr, 4).view(np.uint32)[0])
+
+    def describe(self) -> str:
+        x, y = self.coord
+        lines = [f"node ({x},{y}): L1 {self.l1.size} B"]
+        lines += ["  " + d.describe() for d in self.dfbs if d.configured]
+        lines += [f"  {slot}: {hart.describe()}" for slot, hart in sorted(self.harts.items())]
+        return "\n".join(lines)
+
+    __str__ = describe

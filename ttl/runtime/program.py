@@ -1,0 +1,42 @@
+"""Low-level launch description: which ELF runs where, with which args and DFBs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ttl.runtime.dfb import DFBConfig
+
+Coord = tuple[int, int]
+
+
+@dataclass
+class KernelSpec:
+    """One kernel of a launch.
+
+    ``runtime_args`` is one list for every node, or a mapping from node (x, y)
+    to its list. ``nodes`` limits the kernel to some nodes (default: all).
+    Compile-time args are baked into the ELF by the build.
+    """
+
+    name: str
+    elf: str | os.PathLike
+    slot: str
+    runtime_args: Sequence[int] | Mapping[Coord, Sequence[int]] = ()
+    common_args: Sequence[int] = ()
+    nodes: Iterable[Coord] | None = None
+
+    def args_for(self, coord: Coord) -> list[int]:
+        if isinstance(self.runtime_args, Mapping):
+            return [int(v) for v in self.runtime_args.get(coord, ())]
+        return [int(v) for v in self.runtime_args]
+
+
+@dataclass
+class Program:
+    """A launch: kernels, the DFB table (same on every node) and semaphore initial values."""
+
+    kernels: list[KernelSpec]
+    dfbs: list[DFBConfig] = field(default_factory=list)
+    semaphores: Sequence[int] = ()

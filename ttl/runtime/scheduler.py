@@ -1,0 +1,90 @@
+"""Round-robin scheduling of harts in instruction quanta, with deadlock detection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ttl.runtime.errors import DeadlockError
+from ttl.runtime.hart import Hart, HartState
+
+
+@dataclass
+class KernelStats:
+    """Per-hart figures of one run."""
+
+    kernel: str
+    node: tuple[int, int]
+    slot: str
+    instructions: int
+    coprocessor_commands: int
+    stalls: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class RunReport:
+    """What a launch did: per-kernel statistics and NOC traffic."""
+
+    kernels: list[KernelStats]
+    noc_bytes_read: int
+    noc_bytes_written: int
+    rounds: int
+
+    def table(self) -> str:
+        """The statistics as a fixed-width text table."""
+        rows = [("kernel", "node", "slot", "instructions~", "cop cmds", "stalls")]
+        for k in self.kernels:
+            stalls = ", ".join(f"{n} x{c}" for n, c in sorted(k.stalls.items())) or "-"
+            rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.instructions),
+                         str(k.coprocessor_commands), stalls))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]
+        lines.append(f"NOC: {self.noc_bytes_read} B read, {self.noc_bytes_written} B written; "
+                     f"{self.rounds} scheduling rounds")
+        return "\n".join(lines)
+
+    __str__ = table
+
+
+def run_harts(harts: list[Hart], quantum: int) -> int:
+    """Runs ``harts`` to completion; returns the number of scheduling rounds.
+
+    Each round gives every runnable hart one quantum. A blocked hart is
+    runnable once its wait can succeed. If no hart is runnable and some are
+    unfinished, nothing can change any more: raise DeadlockError.
+    """
+    rounds = 0
+    live = [h for h in harts if h.state is not HartState.DONE]
+    while live:
+        rounds += 1
+        ran = False
+        for hart in live:
+            if hart.state is HartState.BLOCKED:
+                if not hart.can_resume():
+                    continue
+                hart.state, hart.wait = HartState.READY, None
+            hart.run(quantum)
+            ran = True
+            if hart.state is HartState.BLOCKED and hart.can_resume():
+                # The device blocked although the host formula says it may go on:
+                # resuming would spin forever, so fail loudly instead.
+                raise RuntimeError(f"internal: {hart.kernel} blocked on a satisfiable wait")
+        live = [h for h in live if h.state is not HartState.DONE]
+        if live and not ran:
+            raise _deadlock(harts)
+    return rounds
+
+
+def _deadlock(harts: list[Hart]) -> DeadlockError:
+    waits = []
+    for h in harts:
+        x, y = h.node.coord
+        head = f"  node ({x},{y}) {h.slot} kernel '{h.kernel}': "
+        if h.state is HartState.DONE:
+            waits.append(head + "finished")
+        else:
+            waits.append(head + "blocked in " + h.describe_wait())
+    report = ("deadlock: every unfinished kernel is blocked and no state can change\n"
+              + "\n".join(waits)
+              + "\nCheck that every DFB page reserved/pushed by a producer is waited/popped "
+                "by its consumer in the same order and count.")
+    return DeadlockError(report, waits)

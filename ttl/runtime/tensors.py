@@ -1,0 +1,74 @@
+"""Host tensors: NumPy/torch conversion and DRAM-resident tensor handles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ttl.runtime.tiles import DataFormat, data_format
+
+
+@dataclass(frozen=True)
+class DramTensor:
+    """A tiled tensor in interleaved DRAM: one page per tile."""
+
+    address: int
+    shape: tuple[int, ...]
+    format: DataFormat
+
+    @property
+    def page_size(self) -> int:
+        return self.format.tile_bytes
+
+    @property
+    def num_pages(self) -> int:
+        return int(np.prod(self.shape)) // 1024
+
+    @property
+    def dtype(self) -> str:
+        return self.format.name
+
+
+def is_torch(x) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def to_numpy(x, dtype=None) -> np.ndarray:
+    """A NumPy view/copy of a NumPy array or torch tensor (bf16 via ml_dtypes)."""
+    if is_torch(x):
+        import torch
+
+        t = x.detach().cpu().contiguous()
+        if t.dtype == torch.bfloat16:
+            arr = t.view(torch.int16).numpy().view(data_format("bf16").dtype)
+        else:
+            arr = t.numpy()
+    else:
+        arr = np.asarray(x)
+    if dtype is not None:
+        arr = arr.astype(data_format(dtype).dtype, copy=False)
+    return arr
+
+
+def like_input(arr: np.ndarray, template):
+    """Returns ``arr`` as the same kind of object as ``template`` (torch stays torch)."""
+    if template is not None and is_torch(template):
+        import torch
+
+        if arr.dtype == data_format("bf16").dtype:
+            return torch.from_numpy(np.ascontiguousarray(arr).view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(np.ascontiguousarray(arr))
+    return arr
+
+
+def tensor_format(arr: np.ndarray, dtype=None) -> DataFormat:
+    """The device format for ``arr``: ``dtype`` if given, else bf16/f32 from the array."""
+    if dtype is not None:
+        return data_format(dtype)
+    try:
+        return data_format(arr.dtype)
+    except ValueError:
+        raise ValueError(
+            f"array dtype {arr.dtype} has no device format: pass dtype='bf16' or 'f32'"
+        ) from None

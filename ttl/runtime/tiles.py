@@ -1,0 +1,109 @@
+"""Data formats and the TT tile layout.
+
+A tile is 32x32 elements stored as four 16x16 faces (top-left, top-right,
+bottom-left, bottom-right), each face row-major. A tensor is a sequence of
+tiles in row-major tile order; tile ``i`` is DRAM page ``i``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from ttl.runtime import memmap
+
+TILE = 32
+FACE = 16
+TILE_ELEMS = TILE * TILE
+
+
+@dataclass(frozen=True)
+class DataFormat:
+    """One element format: our short name, TT-Metal's name and code, NumPy dtype."""
+
+    name: str
+    metal_name: str
+    code: int
+    dtype: np.dtype
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def tile_bytes(self) -> int:
+        return TILE_ELEMS * self.itemsize
+
+
+BF16 = DataFormat("bf16", "Float16_b", memmap.FMT_FLOAT16_B, np.dtype(ml_dtypes.bfloat16))
+F32 = DataFormat("f32", "Float32", memmap.FMT_FLOAT32, np.dtype(np.float32))
+
+_ALIASES = {
+    "bf16": BF16, "bfloat16": BF16, "float16_b": BF16,
+    "f32": F32, "fp32": F32, "float32": F32,
+}
+_BY_CODE = {BF16.code: BF16, F32.code: F32}
+
+
+def data_format(spec) -> DataFormat:
+    """Resolves a format from a name ('bf16', 'Float32', ...), a NumPy dtype or a DataFormat."""
+    if isinstance(spec, DataFormat):
+        return spec
+    if isinstance(spec, str):
+        fmt = _ALIASES.get(spec.lower())
+    else:
+        try:
+            dt = np.dtype(spec)
+        except TypeError:
+            dt = None
+        fmt = BF16 if dt == BF16.dtype else F32 if dt == F32.dtype else None
+    if fmt is None:
+        raise ValueError(f"unsupported data format {spec!r}: use 'bf16' or 'f32'")
+    return fmt
+
+
+def format_from_code(code: int) -> DataFormat | None:
+    """The format with TT-Metal DataFormat value ``code``, or None."""
+    return _BY_CODE.get(code)
+
+
+def _check_shape(shape: tuple[int, ...]) -> None:
+    if len(shape) < 2 or shape[-1] % TILE or shape[-2] % TILE or 0 in shape:
+        raise ValueError(
+            f"tensor shape {tuple(shape)} is not tileable: the last two dimensions must be "
+            f"non-zero multiples of {TILE} (pad the tensor)"
+        )
+
+
+def tilize(array: np.ndarray) -> np.ndarray:
+    """Returns ``array`` (..., H, W) as (num_tiles, 1024) in TT tile layout with faces."""
+    a = np.asarray(array)
+    _check_shape(a.shape)
+    *_, h, w = a.shape
+    t = a.reshape(-1, h // TILE, 2, FACE, w // TILE, 2, FACE)
+    # (batch, tile row, face row, row, tile col, face col, col) -> tile-major, face-major.
+    t = t.transpose(0, 1, 4, 2, 5, 3, 6)
+    return np.ascontiguousarray(t).reshape(-1, TILE_ELEMS)
+
+
+def untilize(tiles: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Inverse of :func:`tilize`: (num_tiles, 1024) tiles back to a row-major ``shape``."""
+    shape = tuple(shape)
+    _check_shape(shape)
+    *_, h, w = shape
+    t = np.asarray(tiles).reshape(-1, h // TILE, w // TILE, 2, 2, FACE, FACE)
+    t = t.transpose(0, 1, 3, 5, 2, 4, 6)
+    return np.ascontiguousarray(t).reshape(shape)
+
+
+# Index maps between a flat tile in face layout and the same tile row-major.
+ROWMAJOR_FROM_FACES = tilize(np.arange(TILE_ELEMS).reshape(TILE, TILE)).reshape(-1).argsort()
+FACES_FROM_ROWMAJOR = tilize(np.arange(TILE_ELEMS).reshape(TILE, TILE)).reshape(-1)
+
+
+def num_tiles(shape: tuple[int, ...]) -> int:
+    """Number of tiles (DRAM pages) of a tensor of ``shape``."""
+    _check_shape(tuple(shape))
+    return int(np.prod(shape)) // TILE_ELEMS

@@ -1,0 +1,137 @@
+"""The compiler pipeline: evaluate -> IR -> passes -> verify -> C++ + manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.transforms.dead_code_elimination import dce
+from xdsl.utils.exceptions import VerifyException
+
+from ttl.compiler import dialect as d
+from ttl.compiler.emit.cpp import emit_kernels
+from ttl.compiler.evaluate import evaluate_operation
+from ttl.compiler.frontend.module import build_module
+from ttl.compiler.manifest import build_manifest, dumps
+from ttl.compiler.passes.assign import allocate_dfbs, assign_slots
+from ttl.compiler.passes.capacity import check_capacity
+from ttl.compiler.plan import build_plan
+from ttl.compiler.source import source_lines
+from ttl.errors import TTLCompileError
+from ttl.operation import Operation
+from ttl.targets import DEFAULT_TARGET, get_target
+
+EMIT_KINDS = ("ir", "cpp", "manifest", "plan")
+
+
+@dataclass
+class CompileResult:
+    """Everything one compilation produces (texts are deterministic)."""
+
+    module: ModuleOp
+    ir: str
+    sources: dict[str, str]  # file name -> C++ text, in kernel declaration order
+    manifest: dict[str, Any]
+    plan: dict[str, Any]
+
+    @property
+    def operation_name(self) -> str:
+        return self.manifest["operation"]["name"]
+
+    def files(self, emit: str = "all") -> dict[str, str]:
+        """Output files (name -> text) for an ``--emit`` choice."""
+        kinds = EMIT_KINDS if emit == "all" else (emit,)
+        out: dict[str, str] = {}
+        if "ir" in kinds:
+            out[f"{self.operation_name}.mlir"] = self.ir
+        if "cpp" in kinds:
+            out.update(self.sources)
+        if "manifest" in kinds:
+            out["manifest.json"] = dumps(self.manifest)
+        if "plan" in kinds:
+            out["plan.json"] = json.dumps(self.plan, indent=2, sort_keys=True) + "\n"
+        return out
+
+    def write(self, out_dir: str, emit: str = "all") -> list[str]:
+        """Write the files of ``emit`` into ``out_dir``; returns their names, sorted."""
+        os.makedirs(out_dir, exist_ok=True)
+        files = self.files(emit)
+        for name in sorted(files):
+            with open(os.path.join(out_dir, name), "w", encoding="utf-8", newline="\n") as f:
+                f.write(files[name])
+        return sorted(files)
+
+
+def compile_operation(
+    op: Operation,
+    specs: Mapping[str, Any] | list[Any],
+    *,
+    target: str | None = None,
+    grid: Any = None,
+    include_dirs: tuple[str, ...] = (),
+) -> CompileResult:
+    """Compile ``op`` for tensor ``specs`` on ``target``.
+
+    ``include_dirs`` is the ordered header search path for external calls
+    (recorded for ``ttl.call_extern_func``; unused by the current language).
+    """
+    tgt = get_target(target or DEFAULT_TARGET)
+    model = evaluate_operation(op, specs, tgt, grid)
+    check_capacity(model)
+    module = build_module(model)
+    op_ir = next(iter(module.ops))
+    assert isinstance(op_ir, d.OperationOp)
+    assign_slots(op_ir, tgt)
+    allocate_dfbs(op_ir)
+    dce(module)
+    try:
+        module.verify()
+    except VerifyException as e:
+        raise TTLCompileError(
+            f"internal compiler error: the IR of '{op.name}' does not verify: {e}",
+            op.loc,
+            "please report this with the operation source",
+        ) from None
+    source_name = os.path.basename(model.filename)
+    sources = emit_kernels(op_ir, tgt, source_lines(model.filename), source_name)
+    return CompileResult(
+        module=module,
+        ir=str(module) + "\n",
+        sources={s.filename: s.text for s in sources},
+        manifest=build_manifest(op_ir, sources, source_name),
+        plan=build_plan(op_ir),
+    )
+
+
+def load_operation(src: str, name: str) -> Operation:
+    """Import the Python file ``src`` and return its operation ``name``."""
+    path = os.path.abspath(src)
+    digest = hashlib.sha256(path.encode()).hexdigest()[:12]
+    mod_name = f"_ttl_src_{digest}"
+    module = sys.modules.get(mod_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:
+            raise FileNotFoundError(src)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[mod_name]
+            raise
+    value = getattr(module, name, None)
+    if not isinstance(value, Operation):
+        found = sorted(k for k, v in vars(module).items() if isinstance(v, Operation))
+        raise LookupError(
+            f"'{name}' is not a @ttl.operation in {src} (operations there: "
+            f"{', '.join(found) or 'none'})"
+        )
+    return value

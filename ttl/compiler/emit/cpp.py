@@ -1,0 +1,432 @@
+"""C++ emission: one source file per ``ttl.kernel``, against ``ttl/kernel_api.h``.
+
+Conventions (also recorded in the manifest, see docs/manifest.md):
+
+* DFB physical indices are compile-time args, in ascending physical index of
+  the DFBs the kernel uses: ``constexpr uint32_t dfb_<name> = get_compile_time_arg_val(k);``
+* Runtime arg ``i`` is the DRAM base address of operation tensor ``i``; a
+  data-movement kernel wraps it as ``TensorAccessor tensor_<name>(addr, page_size)``.
+* Every kernel defines ``void kernel_main()``; a comment precedes the code of
+  each source line it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Block, Operation, SSAValue
+
+from ttl.compiler import dialect as d
+from ttl.compiler.emit.compute import emit_store, plan_store
+from ttl.targets import Target
+
+PRELUDE = """\
+#include <cstdint>
+
+namespace ttlang {
+// Allocation metadata of one DFB, usable in constant expressions.
+template <uint32_t Index, uint32_t PagesPerBlock, uint32_t BlockCount, uint32_t PageSizeBytes>
+struct DFBDescriptor {
+  static constexpr uint32_t index = Index;
+  static constexpr uint32_t pages_per_block = PagesPerBlock;
+  static constexpr uint32_t block_count = BlockCount;
+  static constexpr uint32_t page_size_bytes = PageSizeBytes;
+};
+}  // namespace ttlang
+
+#include "ttl/kernel_api.h"
+"""
+
+FLOORDIV_HELPER = """
+// Python floor division on int32 (rounds toward negative infinity).
+static inline int32_t ttl_floordiv(int32_t a, int32_t b) {
+  const int32_t q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+"""
+
+_CPP_KEYWORDS = frozenset(
+    ["alignas", "alignof", "and", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "class", "compl", "const", "constexpr", "const_cast", "continue", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "k", "t", "t0", "i"]
+)
+_BINARY = {
+    arith.AddiOp: "+",
+    arith.SubiOp: "-",
+    arith.MuliOp: "*",
+    arith.AndIOp: "&&",
+    arith.OrIOp: "||",
+    arith.XOrIOp: "!=",
+}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^[0-9]+$")
+_CMP = ["==", "!=", "<", "<=", ">", ">="]
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """One emitted kernel: file name, text and the compile-time args it expects."""
+
+    filename: str
+    text: str
+    dfbs: tuple[str, ...]  # compile-time arg k is the physical index of dfbs[k]
+
+
+class Namer:
+    """Stable, unique C++ identifiers from IR name hints."""
+
+    def __init__(self, reserved: set[str]):
+        self.used = set(reserved) | _CPP_KEYWORDS
+
+    def fresh(self, hint: str | None, default: str = "v") -> str:
+        base = re.sub(r"[^A-Za-z0-9_]", "_", hint or default)
+        base = re.sub(r"_\d+$", "", base) or default
+        if base[0].isdigit():
+            base = "v_" + base
+        name, n = base, 1
+        while name in self.used:
+            name, n = f"{base}_{n}", n + 1
+        self.used.add(name)
+        return name
+
+
+class KernelEmitter:
+    """Emits one ``ttl.kernel`` as C++."""
+
+    def __init__(
+        self,
+        kernel: d.KernelOp,
+        operation: d.OperationOp,
+        target: Target,
+        source_lines: list[str],
+        source_name: str,
+    ):
+        self.kernel = kernel
+        self.target = target
+        self.source_lines = source_lines
+        self.source_name = source_name
+        self.lines: list[str] = []
+        self.depth = 1
+        self.last_line = -1
+        self.needs_floordiv = False
+        self.pending_comment: str | None = None
+        self.tensors = {t.sym_name.data: t for t in operation.body.ops if isinstance(t, d.TensorOp)}
+        self.dfbs = {f.sym_name.data: f for f in operation.body.ops if isinstance(f, d.DFBOp)}
+        self.used_dfbs = sorted(
+            {op.ref.root_reference.data for op in kernel.walk() if isinstance(op, d.GetDFBOp)},
+            key=lambda n: self.dfbs[n].physical_index.value.data,  # type: ignore[union-attr]
+        )
+        self.used_tensors = sorted(
+            {op.ref.root_reference.data for op in kernel.walk() if isinstance(op, d.GetTensorOp)},
+            key=lambda n: self.tensors[n].index.value.data,
+        )
+        self.namer = Namer(
+            {f"dfb_{n}" for n in self.dfbs} | {f"tensor_{n}" for n in self.tensors} | {"kernel_main"}
+        )
+        self.names: dict[SSAValue, str] = {}
+
+    # ------------------------------------------------------------ output
+    def line(self, text: str) -> None:
+        if self.pending_comment is not None:
+            comment, self.pending_comment = self.pending_comment, None
+            self.line(comment)
+        self.lines.append("  " * self.depth + text)
+
+    def indent(self, delta: int) -> None:
+        self.depth += delta
+
+    def comment_for(self, op: Operation) -> None:
+        loc = op.location
+        if not isinstance(loc, FileLineColLoc) or loc.line.data == self.last_line:
+            return
+        self.last_line = n = loc.line.data
+        text = self.source_lines[n - 1].strip() if 0 < n <= len(self.source_lines) else ""
+        self.pending_comment = f"// {self.source_name}:{n}: {text}"
+
+    # ------------------------------------------------------------ values
+    def define(self, value: SSAValue, hint: str | None = None) -> str:
+        name = self.namer.fresh(hint or value.name_hint)
+        self.names[value] = name
+        return name
+
+    def val(self, value: SSAValue) -> str:
+        op = value.owner
+        if isinstance(op, arith.ConstantOp):
+            v = op.value.value.data  # type: ignore[attr-defined]
+            if value.type == arith.IntegerType(1):
+                return "true" if v else "false"
+            return f"({v})" if v < 0 else str(v)
+        return self.names[value]
+
+    def cb(self, value: SSAValue) -> str:
+        """The DFB constant of a DFB or block value."""
+        op = value.owner
+        if isinstance(op, d.ReserveOp | d.WaitOp):
+            op = op.dfb.owner
+        assert isinstance(op, d.GetDFBOp)
+        return f"dfb_{op.ref.root_reference.data}"
+
+    @staticmethod
+    def ctype(value: SSAValue) -> str:
+        return "bool" if value.type == arith.IntegerType(1) else "int32_t"
+
+    # ------------------------------------------------------------ kernel
+    def emit(self) -> KernelSource:
+        k = self.kernel
+        body: list[str] = []
+        self.lines = body
+        for name in self.used_tensors if not k.is_compute else []:
+            t = self.tensors[name]
+            page = 4096 if t.tensor_type.dtype == "f32" else 2048
+            self.line(
+                f"const TensorAccessor tensor_{name}(get_arg_val<uint32_t>({t.index.value.data}), "
+                f"{page});"
+            )
+        self.region(k.body.block)
+        head = [
+            f"// Generated by ttlc from {self.source_name}; do not edit.",
+            f"// Logical kernel {k.logical_kernel.data} ({k.kind.data.value}, "
+            f"processor slot {k.slot.data if k.slot else '?'}).",
+            PRELUDE,
+        ]
+        if self.needs_floordiv:
+            head.append(FLOORDIV_HELPER)
+        if self.used_dfbs:
+            head.append("// DFB physical indices (compile-time args).")
+            for i, name in enumerate(self.used_dfbs):
+                head.append(f"constexpr uint32_t dfb_{name} = get_compile_time_arg_val({i});")
+            head.append("")
+        text = "\n".join(head + ["void kernel_main() {"] + body + ["}", ""])
+        return KernelSource(f"{k.sym_name.data}.cpp", text, tuple(self.used_dfbs))
+
+    def region(self, block: Block) -> None:
+        for op in block.ops:
+            self.comment_for(op)
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        handler: Callable[[Operation], None] | None = getattr(
+            self, "op_" + type(op).__name__, None
+        )
+        if handler is not None:
+            handler(op)
+        elif type(op) in _BINARY:
+            a, b = (self.val(x) for x in op.operands)
+            r = op.results[0]
+            self.line(f"const {self.ctype(r)} {self.define(r)} = {a} {_BINARY[type(op)]} {b};")
+        elif isinstance(op, d.ReadOp | d.FillOp | d.BroadcastOp | d.MatmulOp | d.UnaryOp) or (
+            isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp)
+        ):
+            pass  # block-expression nodes are emitted by their store
+        else:
+            raise AssertionError(f"no C++ lowering for {op.name}")
+
+    # ------------------------------------------------------------ scalars
+    def op_ConstantOp(self, op: arith.ConstantOp) -> None:
+        pass  # constants are inlined
+
+    def op_GetDFBOp(self, op: d.GetDFBOp) -> None:
+        pass  # file-scope constexpr
+
+    def op_GetTensorOp(self, op: d.GetTensorOp) -> None:
+        pass  # accessor declared at kernel entry
+
+    def op_SliceOp(self, op: d.SliceOp) -> None:
+        pass  # used by its copy
+
+    def op_FloorDivSIOp(self, op: arith.FloorDivSIOp) -> None:
+        self.needs_floordiv = True
+        r = op.results[0]
+        self.line(f"const int32_t {self.define(r)} = ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});")
+
+    def op_CmpiOp(self, op: arith.CmpiOp) -> None:
+        sym = _CMP[op.predicate.value.data]
+        r = op.results[0]
+        self.line(f"const bool {self.define(r)} = {self.val(op.lhs)} {sym} {self.val(op.rhs)};")
+
+    def op_SelectOp(self, op: arith.SelectOp) -> None:
+        r = op.results[0]
+        c, a, b = (self.val(x) for x in op.operands)
+        self.line(f"const {self.ctype(r)} {self.define(r)} = {c} ? {a} : {b};")
+
+    def op_NodeOp(self, op: d.NodeOp) -> None:
+        r = op.results[0]
+        fn = "ttl_node_x" if op.dim.value.data == 0 else "ttl_node_y"
+        self.line(f"const int32_t {self.define(r)} = static_cast<int32_t>({fn}());")
+
+    # ------------------------------------------------------------ control flow
+    def _declare(self, values: list[SSAValue], inits: list[SSAValue] | None) -> list[str]:
+        names = []
+        for i, v in enumerate(values):
+            name = self.define(v)
+            init = f" = {self.val(inits[i])}" if inits is not None else ""
+            self.line(f"{self.ctype(v)} {name}{init};")
+            names.append(name)
+        return names
+
+    def _yield(self, op: Operation | None, names: list[str]) -> None:
+        if op is None or not names:
+            return
+        vals = [self.val(v) for v in op.operands]
+        if any(v in names for v in vals) and vals != names:  # a swap: go through temps
+            temps = [self.namer.fresh(n + "_next") for n in names]
+            for t, v, n in zip(temps, vals, names, strict=True):
+                self.line(f"const auto {t} = {v};")
+            vals = temps
+        for n, v in zip(names, vals, strict=True):
+            if n != v:
+                self.line(f"{n} = {v};")
+
+    def _body(self, block: Block, names: list[str]) -> None:
+        self.indent(1)
+        for op in block.ops:
+            if isinstance(op, scf.YieldOp | scf.ConditionOp):
+                continue
+            self.comment_for(op)
+            self.op(op)
+        self._yield(block.last_op if isinstance(block.last_op, scf.YieldOp) else None, names)
+        self.indent(-1)
+
+    def op_ForOp(self, op: scf.ForOp) -> None:
+        names = self._declare(list(op.results), list(op.iter_args))
+        block = op.body.block
+        for arg, name in zip(block.args[1:], names, strict=True):
+            self.names[arg] = name
+        iv = self.define(block.args[0], block.args[0].name_hint or "iv")
+        step = self.val(op.step)
+        inc = f"++{iv}" if step == "1" else f"{iv} += {step}"
+        self.line(
+            f"for (int32_t {iv} = {self.val(op.lb)}; {iv} < {self.val(op.ub)}; {inc}) {{"
+        )
+        self._body(block, names)
+        self.line("}")
+        self.last_line = -1
+
+    def op_IfOp(self, op: scf.IfOp) -> None:
+        names = self._declare(list(op.output), None)
+        self.line(f"if ({self.val(op.cond)}) {{")
+        self._body(op.true_region.block, names)
+        if op.false_region.blocks and (names or len(op.false_region.block.ops) > 1):
+            self.line("} else {")
+            self._body(op.false_region.block, names)
+        self.line("}")
+        self.last_line = -1
+
+    def op_WhileOp(self, op: scf.WhileOp) -> None:
+        names = self._declare(list(op.res), list(op.arguments))
+        before, after = op.before_region.block, op.after_region.block
+        for arg, name in zip(list(before.args) + list(after.args), names + names, strict=True):
+            self.names[arg] = name
+        self.line("while (true) {")
+        self._body(before, [])
+        cond = before.last_op
+        assert isinstance(cond, scf.ConditionOp)
+        self.line(f"  if (!({self.val(cond.condition)})) break;")
+        self._body(after, names)
+        self.line("}")
+        self.last_line = -1
+
+    # ------------------------------------------------------------ DFB protocol
+    def _pages(self, value: SSAValue) -> int:
+        return value.type.num_tiles  # type: ignore[attr-defined]
+
+    def _acquire(self, op: d.ReserveOp | d.WaitOp, api: str, ptr: str) -> None:
+        cb = self.cb(op.dfb)
+        r = op.result
+        self.line(f"{api}({cb}, {self._pages(r)});")
+        name = self.define(r, (r.name_hint or "blk") + "_addr")
+        if not self.kernel.is_compute:
+            self.line(f"const uint32_t {name} = {ptr}({cb});")
+
+    def op_ReserveOp(self, op: d.ReserveOp) -> None:
+        self._acquire(op, "cb_reserve_back", "get_write_ptr")
+
+    def op_WaitOp(self, op: d.WaitOp) -> None:
+        self._acquire(op, "cb_wait_front", "get_read_ptr")
+
+    def op_PushOp(self, op: d.PushOp) -> None:
+        self.line(f"cb_push_back({self.cb(op.block)}, {self._pages(op.block)});")
+
+    def op_PopOp(self, op: d.PopOp) -> None:
+        self.line(f"cb_pop_front({self.cb(op.block)}, {self._pages(op.block)});")
+
+    # ------------------------------------------------------------ copies
+    def op_CopyOp(self, op: d.CopyOp) -> None:
+        sl_val, blk = (op.src, op.dst) if op.is_read else (op.dst, op.src)
+        sl = sl_val.owner
+        assert isinstance(sl, d.SliceOp)
+        tensor = sl.tensor.owner
+        assert isinstance(tensor, d.GetTensorOp)
+        tname = tensor.ref.root_reference.data
+        tiles = _tile_shape(sl.tensor.type.dims)  # type: ignore[attr-defined]
+        sizes = sl.result.type.dims
+        page = 4096 if sl.result.type.dtype == "f32" else 2048
+        strides, acc = [], 1
+        for s in reversed(tiles):
+            strides.append(acc)
+            acc *= s
+        strides.reverse()
+        bstrides, acc = [], 1
+        for s in reversed(sizes):
+            bstrides.append(acc)
+            acc *= s
+        bstrides.reverse()
+        loops = []
+        page_terms, local_terms = [], []
+        for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
+            coord = self.val(off)
+            if size > 1:
+                iv = self.namer.fresh(f"tile{dim}")
+                loops.append((iv, size))
+                coord = iv if coord == "0" else f"{coord} + {iv}"
+                local_terms.append(iv if bstrides[dim] == 1 else f"{iv} * {bstrides[dim]}")
+            if coord != "0":
+                if strides[dim] != 1:
+                    coord = coord if _IDENT.match(coord) else f"({coord})"
+                    coord = f"{coord} * {strides[dim]}"
+                page_terms.append(coord)
+        page_expr = " + ".join(page_terms) or "0"
+        addr = self.names[blk]
+        local = " + ".join(local_terms)
+        l1 = addr if not local else f"{addr} + ({local}) * {page}"
+        for iv, size in loops:
+            self.line(f"for (uint32_t {iv} = 0; {iv} < {size}; ++{iv}) {{")
+            self.indent(1)
+        if op.is_read:
+            self.line(f"noc_async_read_tile({page_expr}, tensor_{tname}, {l1});")
+        else:
+            self.line(f"noc_async_write_tile({page_expr}, tensor_{tname}, {l1});")
+        for _ in loops:
+            self.indent(-1)
+            self.line("}")
+
+    def op_TransferWaitOp(self, op: d.TransferWaitOp) -> None:
+        copy = op.transfer.owner
+        assert isinstance(copy, d.CopyOp)
+        self.line("noc_async_read_barrier();" if copy.is_read else "noc_async_write_barrier();")
+
+    # ------------------------------------------------------------ block math
+    def op_StoreOp(self, op: d.StoreOp) -> None:
+        plan = plan_store(op, self.target)
+        assert plan is not None and plan.chunk > 0, "DST capacity is checked before emission"
+        self.line("{")
+        self.indent(1)
+        emit_store(op, plan, self.line, self.indent, self.cb)
+        self.indent(-1)
+        self.line("}")
+
+
+def _tile_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return (*shape[:-2], shape[-2] // 32, shape[-1] // 32)
+
+
+def emit_kernels(
+    module_op: d.OperationOp, target: Target, source_lines: list[str], source_name: str
+) -> list[KernelSource]:
+    """C++ for every kernel of the operation, in declaration order."""
+    return [
+        KernelEmitter(k, module_op, target, source_lines, source_name).emit()
+        for k in module_op.body.ops
+        if isinstance(k, d.KernelOp)
+    ]

@@ -1,0 +1,308 @@
+"""Top-level evaluation: run an operation body with tensor specs.
+
+The operation function is called with :class:`ttl.dsl.TensorArg` proxies so
+shape arithmetic, ``ttl.grid_size`` and DFB creation run as ordinary Python,
+as TT-Lang does. Kernel functions are recorded by their decorators and never
+called. The result is an :class:`OperationModel` the kernel frontend compiles.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import inspect
+import sys
+import traceback
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ttl.compiler.source import function_def, node_loc
+from ttl.dsl import _CONTEXT, DataflowBuffer, EvalContext, KernelKind, TensorArg, Thread
+from ttl.errors import SourceLoc, TTLCompileError
+from ttl.operation import Operation
+from ttl.specs import TensorSpec
+from ttl.targets import Target
+
+_UNBOUND = object()
+
+
+@dataclass
+class ThreadModel:
+    """A kernel function to compile from its AST."""
+
+    name: str
+    kind: KernelKind
+    thread: Thread
+    filename: str
+    def_node: ast.FunctionDef
+
+    def lookup(self, name: str) -> Any:
+        """Resolve a free name of the kernel body: closure, then globals, then builtins."""
+        fn = self.thread.fn
+        code = fn.__code__
+        if name in code.co_freevars and fn.__closure__ is not None:
+            cell = fn.__closure__[code.co_freevars.index(name)]
+            try:
+                return cell.cell_contents
+            except ValueError:
+                return _UNBOUND
+        if name in fn.__globals__:
+            return fn.__globals__[name]
+        return getattr(builtins, name, _UNBOUND)
+
+
+@dataclass
+class OperationModel:
+    """Everything the top level of an operation declared."""
+
+    name: str
+    filename: str
+    def_node: ast.FunctionDef
+    loc: SourceLoc
+    grid: tuple[int, int]
+    target: Target
+    tensors: list[TensorArg]
+    dfbs: list[DataflowBuffer]
+    threads: list[ThreadModel]
+    identity: str
+
+
+def is_unbound(value: Any) -> bool:
+    """True for the marker :meth:`ThreadModel.lookup` returns for unknown names."""
+    return value is _UNBOUND
+
+
+def parse_grid(grid: Any) -> tuple[int, ...] | str:
+    """Normalise a grid request: ``"full"``, ``"4x4"``, ``"4,4"``, ``(4, 4)`` or ``4``."""
+    if isinstance(grid, str):
+        text = grid.strip().lower()
+        if text == "full":
+            return "full"
+        parts = text.replace("x", ",").split(",")
+        try:
+            return tuple(int(p) for p in parts if p.strip())
+        except ValueError:
+            raise ValueError(f"cannot parse grid '{grid}': write e.g. 4x4 or full") from None
+    if isinstance(grid, int):
+        return (grid,)
+    return tuple(grid)
+
+
+def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int]:
+    """The concrete (x, y) grid for ``request`` on ``target``; diagnoses oversize grids."""
+    try:
+        grid = parse_grid(request)
+    except ValueError as e:
+        raise TTLCompileError(str(e), loc, "write grid=(x, y) or grid=\"full\"") from None
+    if grid == "full":
+        return target.full_grid
+    if not 1 <= len(grid) <= 2 or not all(isinstance(g, int) and g > 0 for g in grid):
+        raise TTLCompileError(
+            f"grid must be one or two positive integers, got {request!r}",
+            loc,
+            "write grid=(x, y), e.g. grid=(4, 4), or grid=\"full\"",
+        )
+    x, y = (grid[0], grid[1]) if len(grid) == 2 else (grid[0], 1)
+    fx, fy = target.full_grid
+    if x > fx or y > fy:
+        raise TTLCompileError(
+            f"grid ({x}, {y}) is larger than the {target.name} grid ({fx}, {fy})",
+            loc,
+            f"use a grid of at most ({fx}, {fy}), or grid=\"full\" to take the whole device",
+        )
+    return (x, y)
+
+
+def bind_specs(op: Operation, specs: Mapping[str, Any] | list[Any]) -> list[TensorArg]:
+    """Match tensor specs to the operation's parameters (by name or by position)."""
+    filename, def_node = function_def(op.fn)
+    params = list(inspect.signature(op.fn).parameters)
+    loc = node_loc(filename, def_node)
+    if isinstance(specs, list):
+        if len(specs) != len(params):
+            raise TTLCompileError(
+                f"operation '{op.name}' takes {len(params)} tensors ({', '.join(params)}) "
+                f"but was given {len(specs)}",
+                loc,
+                "pass one tensor per parameter, in order",
+            )
+        specs = dict(zip(params, specs, strict=True))
+    unknown = sorted(set(specs) - set(params))
+    if unknown:
+        raise TTLCompileError(
+            f"'{unknown[0]}' is not a parameter of operation '{op.name}' "
+            f"(parameters: {', '.join(params)})",
+            loc,
+            "name each tensor after an operation parameter, e.g. --arg "
+            f"{params[0] if params else 'x'}=bf16[64,64]",
+        )
+    args = []
+    for i, name in enumerate(params):
+        if name not in specs:
+            raise TTLCompileError(
+                f"operation '{op.name}' parameter '{name}' has no tensor spec",
+                loc,
+                f"give it one, e.g. --arg {name}=bf16[64,64] or specs={{'{name}': 'bf16[64,64]'}}",
+            )
+        try:
+            spec = TensorSpec.of(specs[name])
+        except (ValueError, TypeError, AttributeError) as e:
+            raise TTLCompileError(
+                f"tensor '{name}' of operation '{op.name}' has an invalid spec: {e}",
+                loc,
+                "write a spec like bf16[256,512] or f32[64,64]",
+            ) from None
+        args.append(TensorArg(name, spec, i))
+    return args
+
+
+def check_tensors(op: Operation, specs: Mapping[str, Any], tensors: list[Any]) -> None:
+    """Check tensors passed to a compiled operation against the specs it was compiled for."""
+    bound = bind_specs(op, specs)
+    actual = bind_specs(op, list(tensors))
+    filename, def_node = function_def(op.fn)
+    for want, got in zip(bound, actual, strict=True):
+        if want.spec != got.spec:
+            raise TTLCompileError(
+                f"tensor '{want.name}' is {got.spec} but operation '{op.name}' was compiled "
+                f"for {want.spec}",
+                node_loc(filename, def_node),
+                f"pass a {want.spec} tensor, or recompile with --arg {want.name}={got.spec}",
+            )
+
+
+def _run_top_level(op: Operation, args: list[TensorArg], ctx: EvalContext) -> dict[str, Any]:
+    """Call the operation function; return its locals at return."""
+    captured: dict[str, Any] = {}
+    code = op.fn.__code__
+
+    def profile(frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "return" and frame.f_code is code:
+            captured.update(frame.f_locals)
+
+    token = _CONTEXT.set(ctx)
+    old = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        op.fn(*args)
+    except TTLCompileError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any user error in shape arithmetic etc.
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == code.co_filename]
+        where = frames[-1] if frames else None
+        loc = SourceLoc(where.filename, where.lineno or 0, where.colno or 0) if where else op.loc
+        raise TTLCompileError(
+            f"evaluating the top level of operation '{op.name}' raised "
+            f"{type(e).__name__}: {e}",
+            loc,
+            "the top level runs with tensor specs (shape, dtype); check shape arithmetic",
+        ) from None
+    finally:
+        sys.setprofile(old)
+        _CONTEXT.reset(token)
+    return captured
+
+
+def _fingerprint(value: Any) -> str | None:
+    """A stable text for immutable captured values; None for anything else."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return repr(value)
+    if isinstance(value, tuple):
+        parts = [_fingerprint(v) for v in value]
+        return None if None in parts else "(" + ",".join(parts) + ")"  # type: ignore[arg-type]
+    return None
+
+
+def operation_identity(op: Operation, def_node: ast.FunctionDef) -> str:
+    """Hash of (qualified name, normalized source, immutable captures)."""
+    h = hashlib.sha256()
+    h.update(op.fn.__qualname__.encode())
+    h.update(ast.dump(def_node, include_attributes=False).encode())
+    names: set[str] = set()
+    stack = [op.fn.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        names.update(code.co_freevars)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    cells = dict(zip(op.fn.__code__.co_freevars, op.fn.__closure__ or (), strict=False))
+    for name in sorted(names):
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:
+                continue
+        elif name in op.fn.__globals__:
+            value = op.fn.__globals__[name]
+        else:
+            continue
+        fp = _fingerprint(value)
+        if fp is not None:
+            h.update(f"{name}={fp};".encode())
+    return h.hexdigest()
+
+
+def _name_dfbs(dfbs: list[DataflowBuffer], local_vars: dict[str, Any]) -> None:
+    names: dict[int, str] = {}
+    for name in sorted(local_vars):
+        value = local_vars[name]
+        if isinstance(value, DataflowBuffer) and value.order not in names:
+            names[value.order] = name
+    for dfb in dfbs:
+        dfb.name = names.get(dfb.order, f"dfb{dfb.order}")
+
+
+def _thread_models(op: Operation, ctx: EvalContext) -> list[ThreadModel]:
+    models: list[ThreadModel] = []
+    seen: dict[str, ThreadModel] = {}
+    for thread in ctx.threads:
+        filename, def_node = function_def(thread.fn)
+        loc = node_loc(filename, def_node)
+        a = def_node.args
+        if a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg:
+            raise TTLCompileError(
+                f"kernel function '{def_node.name}' must not take parameters",
+                loc,
+                "write 'def " + def_node.name + "():' and capture values from the operation "
+                "body (define them before the kernel function)",
+            )
+        if def_node.name in seen:
+            raise TTLCompileError(
+                f"two kernel functions are named '{def_node.name}' in operation '{op.name}'",
+                loc,
+                "give each kernel function a distinct name",
+            )
+        model = ThreadModel(def_node.name, thread.kind, thread, filename, def_node)
+        seen[def_node.name] = model
+        models.append(model)
+    return models
+
+
+def evaluate_operation(
+    op: Operation,
+    specs: Mapping[str, Any] | list[Any],
+    target: Target,
+    grid_override: Any = None,
+) -> OperationModel:
+    """Run the operation's top level for ``specs`` on ``target``."""
+    filename, def_node = function_def(op.fn)
+    args = bind_specs(op, specs)
+    grid = resolve_grid(op.grid if grid_override is None else grid_override, target, op.loc)
+    ctx = EvalContext(grid=grid)
+    local_vars = _run_top_level(op, args, ctx)
+    _name_dfbs(ctx.dfbs, local_vars)
+    return OperationModel(
+        name=op.name,
+        filename=filename,
+        def_node=def_node,
+        loc=op.loc,
+        grid=grid,
+        target=target,
+        tensors=args,
+        dfbs=list(ctx.dfbs),
+        threads=_thread_models(op, ctx),
+        identity=operation_identity(op, def_node),
+    )

@@ -1,0 +1,215 @@
+"""Block expressions: the trees ``+ - * / @``, ``ttl.math.*``, broadcast and fill build.
+
+The frontend builds an immutable tree while walking the kernel; ``store``
+lowers it to ``ttl`` ops with shapes resolved top-down, so a broadcast or a
+fill without an explicit shape takes it from its context (the other operand,
+or the stored block).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import bf16, f32
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from ttl.compiler import dialect as d
+from ttl.compiler.frontend.values import BlockHandle
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Expr:
+    """Base of block-expression nodes; ``node`` is the AST that built it."""
+
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class Leaf(Expr):
+    block: BlockHandle
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    op: str  # add, sub, mul, div
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(frozen=True)
+class Matmul(Expr):
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    fn: str
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Broadcast(Expr):
+    operand: Expr
+    dims: tuple[int, ...]
+    shape: Shape | None
+
+
+@dataclass(frozen=True)
+class Fill(Expr):
+    value: float
+    shape: Shape | None
+
+
+def element_type(dtype: str) -> Attribute:
+    """The xDSL element type of a TT-Lang dtype."""
+    return f32 if dtype == "f32" else bf16
+
+
+def _fmt(shape: Shape) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+ErrorFn = Callable[[str, ast.AST, str], Exception]
+
+
+class ExprLowering:
+    """Lowers one stored expression tree to ttl ops via ``emit``."""
+
+    def __init__(self, emit: Callable[[Operation], Operation], error: ErrorFn, dtype: str):
+        self.emit = emit
+        self.error = error
+        self.dtype = dtype
+        self.elem = element_type(dtype)
+        self._reads: dict[SSAValue, SSAValue] = {}
+
+    # ------------------------------------------------------------ shapes
+    def shape_of(self, e: Expr) -> Shape | None:
+        """The shape ``e`` has on its own, or None if it comes from context."""
+        if isinstance(e, Leaf):
+            return e.block.dfb.shape
+        if isinstance(e, Binary):
+            return self.shape_of(e.lhs) or self.shape_of(e.rhs)
+        if isinstance(e, Matmul):
+            a, b = self.shape_of(e.lhs), self.shape_of(e.rhs)
+            return (a[0], b[1]) if a and b and len(a) == 2 and len(b) == 2 else None
+        if isinstance(e, Unary):
+            return self.shape_of(e.operand)
+        if isinstance(e, Broadcast | Fill):
+            return e.shape
+        raise AssertionError(type(e))
+
+    def _tiles(self, shape: Shape) -> d.TilesType:
+        return d.TilesType(shape, self.elem)
+
+    # ------------------------------------------------------------ lowering
+    def lower(self, e: Expr, expected: Shape | None) -> SSAValue:
+        """Emit ops computing ``e``; ``expected`` is the shape its context wants."""
+        method = getattr(self, "_lower_" + type(e).__name__.lower())
+        return method(e, expected)
+
+    def _lower_leaf(self, e: Leaf, expected: Shape | None) -> SSAValue:
+        blk = e.block
+        if blk.dfb.dtype != self.dtype:
+            raise self.error(
+                f"{blk.describe()} is {blk.dfb.dtype} but the stored block is {self.dtype}",
+                e.node,
+                "use blocks of one dtype in an expression (make the DFBs like tensors of "
+                "the same dtype)",
+            )
+        # One read per block per store: the same block used twice is one operand.
+        if blk.value not in self._reads:
+            self._reads[blk.value] = self.emit(d.ReadOp(blk.value)).results[0]
+        return self._reads[blk.value]
+
+    def _lower_binary(self, e: Binary, expected: Shape | None) -> SSAValue:
+        ls, rs = self.shape_of(e.lhs), self.shape_of(e.rhs)
+        if ls and rs and ls != rs:
+            raise self.error(
+                f"operands of '{_OP_SYMBOLS[e.op]}' have shapes {_fmt(ls)} and {_fmt(rs)}",
+                e.node,
+                "use operands of one shape, or ttl.math.broadcast(x, dims=[...]) to expand "
+                "a size-1 dimension",
+            )
+        shape = ls or rs or expected
+        if shape is None:
+            raise self.error(
+                "cannot infer the shape of this expression",
+                e.node,
+                "give the broadcast or fill an explicit shape=(rows, cols)",
+            )
+        lhs = self.lower(e.lhs, shape)
+        rhs = self.lower(e.rhs, shape)
+        return self.emit(d.BINARY_OPS[e.op](lhs, rhs, self._tiles(shape))).results[0]
+
+    def _block_operand(self, e: Expr, what: str) -> Leaf:
+        if not isinstance(e, Leaf):
+            raise self.error(
+                f"the operand of {what} must be a block acquired from a DFB",
+                e.node,
+                "store the sub-expression into a DFB block first, then use that block",
+            )
+        return e
+
+    def _lower_matmul(self, e: Matmul, expected: Shape | None) -> SSAValue:
+        a = self._block_operand(e.lhs, "'@'")
+        b = self._block_operand(e.rhs, "'@'")
+        sa, sb = a.block.dfb.shape, b.block.dfb.shape
+        if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
+            raise self.error(
+                f"cannot multiply blocks of shapes {_fmt(sa)} and {_fmt(sb)}",
+                e.node,
+                "'@' needs (M, K) @ (K, N) blocks",
+            )
+        lhs, rhs = self.lower(a, None), self.lower(b, None)
+        return self.emit(d.MatmulOp(lhs, rhs, self._tiles((sa[0], sb[1])))).results[0]
+
+    def _lower_unary(self, e: Unary, expected: Shape | None) -> SSAValue:
+        operand = self.lower(e.operand, expected)
+        return self.emit(d.UnaryOp(d.UnaryFnEnum(e.fn), operand)).results[0]
+
+    def _lower_broadcast(self, e: Broadcast, expected: Shape | None) -> SSAValue:
+        src = self._block_operand(e.operand, "a broadcast")
+        shape = e.shape or expected
+        if shape is None:
+            raise self.error(
+                "cannot infer the shape this broadcast expands to",
+                e.node,
+                "pass shape=(rows, cols), or use it in an expression with a full-size block",
+            )
+        sshape = src.block.dfb.shape
+        rank = len(shape)
+        if len(sshape) != rank or any(not -rank <= x < rank for x in e.dims) or not e.dims:
+            raise self.error(
+                f"cannot broadcast a {_fmt(sshape)} block along dims {list(e.dims)} "
+                f"to {_fmt(shape)}",
+                e.node,
+                "broadcast keeps the rank; dims index the size-1 dimensions (e.g. dims=[-1])",
+            )
+        bdims = {x % rank for x in e.dims}
+        for i in range(rank):
+            want = 1 if i in bdims else shape[i]
+            if sshape[i] != want:
+                raise self.error(
+                    f"cannot broadcast a {_fmt(sshape)} block along dims {list(e.dims)} "
+                    f"to {_fmt(shape)}: dimension {i} must be {want}",
+                    e.node,
+                    "broadcast only size-1 dimensions; the others must match the result",
+                )
+        operand = self.lower(src, None)
+        return self.emit(d.BroadcastOp(operand, e.dims, self._tiles(shape))).results[0]
+
+    def _lower_fill(self, e: Fill, expected: Shape | None) -> SSAValue:
+        shape = e.shape or expected
+        if shape is None:
+            raise self.error(
+                "cannot infer the shape of this fill", e.node, "pass shape=(rows, cols)"
+            )
+        return self.emit(d.FillOp(e.value, self._tiles(shape))).results[0]
+
+
+_OP_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}

@@ -1,0 +1,27 @@
+"""Builds the ``ttl.operation`` module of an evaluated operation."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region
+
+from ttl.compiler import dialect as d
+from ttl.compiler.evaluate import OperationModel
+from ttl.compiler.frontend.kernel import KernelCompiler, ModuleSymbols
+from ttl.targets import tile_bytes
+
+
+def build_module(model: OperationModel) -> ModuleOp:
+    """Tensors, DFBs and one ``ttl.kernel`` per kernel function, in declaration order."""
+    symbols = ModuleSymbols(model)
+    body = Block()
+    for t in model.tensors:
+        body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))
+    for f in model.dfbs:
+        body.add_op(
+            d.DFBOp(f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype))
+        )
+    for thread in model.threads:
+        body.add_op(KernelCompiler(model, thread, symbols).compile())
+    op = d.OperationOp(model.name, model.grid, model.target.name, model.identity, Region(body))
+    return ModuleOp([op])

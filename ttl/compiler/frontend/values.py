@@ -1,0 +1,126 @@
+"""Compile-time values of the kernel frontend.
+
+While walking a kernel's AST the frontend binds Python names to:
+
+* plain Python ``int``/``bool``/``float`` for compile-time constants (folded);
+* :class:`Dyn` for runtime scalars (an SSA value plus, when known, its
+  :class:`Affine` form, used to prove slice extents static);
+* :class:`BlockHandle` / :class:`TransferHandle` for DFB blocks and copies;
+* :class:`SliceVal` for tensor slices and block-expression trees
+  (:mod:`ttl.compiler.frontend.block_expr`);
+* objects from the operation (tensors, DFBs, modules, intrinsics) as-is.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from xdsl.ir import SSAValue
+
+from ttl.dsl import DataflowBuffer, TensorArg
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``const + sum(coef * var)`` over runtime SSA values (keys compared by identity)."""
+
+    const: int
+    terms: tuple[tuple[SSAValue, int], ...] = ()
+
+    @staticmethod
+    def var(v: SSAValue) -> Affine:
+        return Affine(0, ((v, 1),))
+
+    def _combine(self, other: Affine, sign: int) -> Affine:
+        coefs: dict[SSAValue, int] = {}
+        order: list[SSAValue] = []
+        for v, c in self.terms + tuple((v, sign * c) for v, c in other.terms):
+            if v not in coefs:
+                order.append(v)
+                coefs[v] = 0
+            coefs[v] += c
+        terms = tuple((v, coefs[v]) for v in order if coefs[v] != 0)
+        return Affine(self.const + sign * other.const, terms)
+
+    def add(self, other: Affine) -> Affine:
+        return self._combine(other, 1)
+
+    def sub(self, other: Affine) -> Affine:
+        return self._combine(other, -1)
+
+    def scale(self, k: int) -> Affine:
+        if k == 0:
+            return Affine(0)
+        return Affine(self.const * k, tuple((v, c * k) for v, c in self.terms))
+
+    @property
+    def constant(self) -> int | None:
+        return None if self.terms else self.const
+
+
+@dataclass
+class Dyn:
+    """A runtime scalar: ``kind`` is ``int`` (i32) or ``bool`` (i1)."""
+
+    value: SSAValue
+    kind: str
+    affine: Affine | None = None
+
+
+@dataclass
+class Poison:
+    """A name whose value cannot be used at this point (e.g. set inside a loop)."""
+
+    reason: str
+
+
+@dataclass
+class TransferHandle:
+    """The handle ``ttl.copy`` returns."""
+
+    value: SSAValue
+    is_read: bool
+    block: BlockHandle
+    waited: bool = False
+
+
+@dataclass
+class BlockHandle:
+    """A block acquired from a DFB, with the protocol state the frontend checks."""
+
+    value: SSAValue
+    dfb: DataflowBuffer
+    acquire: str  # "reserve" or "wait"
+    node: ast.AST
+    loop_depth: int
+    name: str = ""
+    with_line: int | None = None  # line of the `with` that releases it implicitly
+    released_line: int | None = None
+    stored: bool = False
+    pending: list[TransferHandle] = field(default_factory=list)
+
+    @property
+    def release_name(self) -> str:
+        return "push" if self.acquire == "reserve" else "pop"
+
+    def describe(self) -> str:
+        return f"block '{self.name}'" if self.name else f"block of '{self.dfb.name}'"
+
+
+@dataclass
+class SliceVal:
+    """``tensor[...]`` in tile units: per-dimension offset (int or Dyn) and static size."""
+
+    tensor: TensorArg
+    offsets: list[int | Dyn]
+    sizes: tuple[int, ...]
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``obj.method`` of a frontend value, awaiting its call."""
+
+    obj: object
+    method: str

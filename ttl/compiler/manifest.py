@@ -1,0 +1,111 @@
+"""The bundle manifest: a versioned, deterministic JSON description of a compiled operation.
+
+Schema documented in docs/manifest.md. Builders use only ``kernels[].defines``
+(plus their own flags) to compile kernel sources; the runtime uses the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ttl.compiler import dialect as d
+from ttl.compiler.emit.cpp import KernelSource
+from ttl.compiler.passes.capacity import dfb_bytes
+from ttl.targets import DATA_FORMATS, tile_bytes
+
+SCHEMA = "ttl.manifest"
+VERSION = 1
+
+
+def _tensor_entry(t: d.TensorOp) -> dict[str, Any]:
+    ty = t.tensor_type
+    shape = list(ty.dims)
+    tiles = [*shape[:-2], shape[-2] // 32, shape[-1] // 32]
+    pages = 1
+    for n in tiles:
+        pages *= n
+    return {
+        "name": t.sym_name.data,
+        "index": t.index.value.data,
+        "shape": shape,
+        "dtype": ty.dtype,
+        "layout": "tile",
+        "tile_shape": tiles,
+        "num_pages": pages,
+        "page_size": tile_bytes(ty.dtype),
+        "data_format": DATA_FORMATS[ty.dtype],
+    }
+
+
+def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:
+    ty = f.dfb_type
+    count = f.block_count.value.data
+    return {
+        "name": f.sym_name.data,
+        "physical_index": f.physical_index.value.data,  # type: ignore[union-attr]
+        "like_tensor": f.tensor.root_reference.data,
+        "block_shape": list(ty.dims),
+        "pages_per_block": ty.num_tiles,
+        "block_count": count,
+        "page_size": f.page_size.value.data,
+        "data_format": DATA_FORMATS[ty.dtype],
+        "total_bytes": dfb_bytes(ty.num_tiles, count, ty.dtype),
+    }
+
+
+def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) -> dict[str, Any]:
+    ct_args = [
+        {"name": f"dfb_{n}", "value": dfbs[n].physical_index.value.data}  # type: ignore[union-attr]
+        for n in src.dfbs
+    ]
+    return {
+        "name": k.sym_name.data,
+        "logical_kernel": k.logical_kernel.data,
+        "kind": k.kind.data.value,
+        "processor_slot": k.slot.data if k.slot else None,
+        "source": src.filename,
+        "compile_time_args": ct_args,
+        "defines": {
+            f"KERNEL_COMPILE_TIME_ARG_{i}": str(a["value"]) for i, a in enumerate(ct_args)
+        },
+    }
+
+
+def build_manifest(
+    op: d.OperationOp, sources: list[KernelSource], source_name: str
+) -> dict[str, Any]:
+    """The manifest dictionary of a compiled operation."""
+    tensors = [t for t in op.body.ops if isinstance(t, d.TensorOp)]
+    dfbs = {f.sym_name.data: f for f in op.body.ops if isinstance(f, d.DFBOp)}
+    kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
+    grid = op.grid.get_values()
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "operation": {
+            "name": op.sym_name.data,
+            "identity": op.identity.data,
+            "source": source_name,
+        },
+        "target": op.target.data,
+        "grid": {"x": grid[0], "y": grid[1]},
+        "tensors": [_tensor_entry(t) for t in tensors],
+        "dfbs": [_dfb_entry(f) for f in dfbs.values()],
+        "kernels": [
+            _kernel_entry(k, s, dfbs) for k, s in zip(kernels, sources, strict=True)
+        ],
+        "runtime_args": {
+            "per_node": [
+                {"index": t.index.value.data, "kind": "tensor_address", "tensor": t.sym_name.data}
+                for t in tensors
+            ],
+            "common": [],
+        },
+        "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, dfbs.values())),
+    }
+
+
+def dumps(manifest: dict[str, Any]) -> str:
+    """Canonical JSON text (sorted keys, 2-space indent, trailing newline)."""
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"

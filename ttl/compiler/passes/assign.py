@@ -1,0 +1,30 @@
+"""Target assignment on the IR: processor slots and physical DFB indices."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+
+from ttl.compiler import dialect as d
+from ttl.targets import COMPUTE, DATA_MOVEMENT, Target
+
+_SLOT_KIND = {d.KernelKindEnum.COMPUTE: COMPUTE, d.KernelKindEnum.DATA_MOVEMENT: DATA_MOVEMENT}
+
+
+def assign_slots(op: d.OperationOp, target: Target) -> None:
+    """Canonical explicit-form assignment: slots of each kind in declaration order.
+
+    Capacity was checked before, so every kernel finds a slot.
+    """
+    taken: dict[str, int] = {}
+    for k in op.body.ops:
+        if isinstance(k, d.KernelOp):
+            kind = _SLOT_KIND[k.kind.data]
+            n = taken.get(kind, 0)
+            k.slot = StringAttr(target.slots[kind][n])
+            taken[kind] = n + 1
+
+
+def allocate_dfbs(op: d.OperationOp) -> None:
+    """Physical DFB index = declaration order (no reuse yet: reuse needs lifetime proofs)."""
+    for index, f in enumerate(x for x in op.body.ops if isinstance(x, d.DFBOp)):
+        f.physical_index = IntegerAttr(index, i64)

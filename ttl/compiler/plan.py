@@ -1,0 +1,46 @@
+"""The compile plan (``--emit=plan``): logical kernels, slots and DFB endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ttl.compiler import dialect as d
+
+
+def build_plan(op: d.OperationOp) -> dict[str, Any]:
+    """Which kernel runs where, and which kernels produce/consume each DFB."""
+    kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
+    endpoints: dict[str, dict[str, list[str]]] = {}
+    for k in kernels:
+        for inner in k.walk():
+            if isinstance(inner, d.ReserveOp | d.WaitOp):
+                ref = inner.dfb.owner
+                assert isinstance(ref, d.GetDFBOp)
+                role = "producers" if isinstance(inner, d.ReserveOp) else "consumers"
+                lists = endpoints.setdefault(ref.ref.root_reference.data, {})
+                names = lists.setdefault(role, [])
+                if k.logical_kernel.data not in names:
+                    names.append(k.logical_kernel.data)
+    return {
+        "operation": op.sym_name.data,
+        "target": op.target.data,
+        "grid": list(op.grid.get_values()),
+        "kernels": [
+            {
+                "logical_kernel": k.logical_kernel.data,
+                "kind": k.kind.data.value,
+                "processor_slot": k.slot.data if k.slot else None,
+            }
+            for k in kernels
+        ],
+        "dfbs": [
+            {
+                "name": f.sym_name.data,
+                "physical_index": f.physical_index.value.data,  # type: ignore[union-attr]
+                "producers": endpoints.get(f.sym_name.data, {}).get("producers", []),
+                "consumers": endpoints.get(f.sym_name.data, {}).get("consumers", []),
+            }
+            for f in op.body.ops
+            if isinstance(f, d.DFBOp)
+        ],
+    }

@@ -130,7 +130,7 @@ def load_operation(src: str, name: str) -> Operation:
     value = getattr(module, name, None)
     if not isinstance(value, Operation):
         found = sorted(k for k, v in vars(module).items() if isinstance(v, Operation))
-        raise LookupError(
+        raise LookupError(  # noqa: TRY004 - a lookup by name failed
             f"'{name}' is not a @ttl.operation in {src} (operations there: "
             f"{', '.join(found) or 'none'})"
         )

@@ -290,7 +290,13 @@ def evaluate_operation(
     """Run the operation's top level for ``specs`` on ``target``."""
     filename, def_node = function_def(op.fn)
     args = bind_specs(op, specs)
-    grid = resolve_grid(op.grid if grid_override is None else grid_override, target, op.loc)
+    if grid_override is None:
+        grid = resolve_grid(op.grid, target, op.loc)
+    else:  # a build/CLI override: point at the operation, say where the grid came from
+        try:
+            grid = resolve_grid(grid_override, target, op.loc)
+        except TTLCompileError as e:
+            raise TTLCompileError(f"the grid override: {e.message}", op.loc, e.hint) from None
     ctx = EvalContext(grid=grid)
     local_vars = _run_top_level(op, args, ctx)
     _name_dfbs(ctx.dfbs, local_vars)

@@ -144,7 +144,7 @@ class TileCodegen:
         elif isinstance(op, d.MatmulOp):
             self._matmul(op, t, dst)
         else:
-            raise AssertionError(f"unexpected op in a block expression: {op}")
+            raise TypeError(f"unexpected op in a block expression: {op}")
 
     def _broadcast(self, op: d.BroadcastOp, t: str, dst: str) -> None:
         out = op.result.type.dims  # type: ignore[attr-defined]

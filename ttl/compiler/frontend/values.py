@@ -67,6 +67,12 @@ class Dyn:
     kind: str
     affine: Affine | None = None
 
+    def __post_init__(self) -> None:
+        # An int with no known form is its own opaque variable: (m + 1) * 2 - m * 2 is
+        # still provably 2.
+        if self.kind == "int" and self.affine is None:
+            self.affine = Affine.var(self.value)
+
 
 @dataclass
 class Poison:

@@ -1,0 +1,56 @@
+"""Element-wise ``y = a * b + c`` with single-tile blocks on one node."""
+
+import numpy as np
+
+import ttl
+
+TILE = 32
+
+OPERATION = "eltwise_single_tile"
+SPECS = {"a": "bf16[64,128]", "b": "bf16[64,128]", "c": "bf16[64,128]", "y": "bf16[64,128]"}
+
+
+@ttl.operation(grid=(1, 1))
+def eltwise_single_tile(a, b, c, y):
+    rows = a.shape[0] // TILE
+    cols = a.shape[1] // TILE
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(1, 1), block_count=2)
+    c_dfb = ttl.make_dataflow_buffer_like(c, shape=(1, 1), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
+
+    @ttl.compute()
+    def compute():
+        for _ in range(rows):
+            for _ in range(cols):
+                with (
+                    a_dfb.wait() as a_blk,
+                    b_dfb.wait() as b_blk,
+                    c_dfb.wait() as c_blk,
+                    y_dfb.reserve() as y_blk,
+                ):
+                    y_blk.store(a_blk * b_blk + c_blk)
+
+    @ttl.datamovement()
+    def read():
+        for r in range(rows):
+            for col in range(cols):
+                with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk, c_dfb.reserve() as c_blk:
+                    tx_a = ttl.copy(a[r, col], a_blk)
+                    tx_b = ttl.copy(b[r, col], b_blk)
+                    tx_c = ttl.copy(c[r, col], c_blk)
+                    tx_a.wait()
+                    tx_b.wait()
+                    tx_c.wait()
+
+    @ttl.datamovement()
+    def write():
+        for r in range(rows):
+            for col in range(cols):
+                with y_dfb.wait() as y_blk:
+                    ttl.copy(y_blk, y[r, col]).wait()
+
+
+def reference(a, b, c):
+    """NumPy reference for the output ``y``."""
+    return np.asarray(a) * np.asarray(b) + np.asarray(c)

@@ -1,0 +1,67 @@
+"""``y = relu(a @ b + c)`` with 2x2-tile blocks.
+
+The compute kernel zeroes an accumulator block with ``ttl.block.fill``,
+accumulates the K partial products into it with ``store(..., acc=True)``,
+pushes it, then reads it back to add the bias and apply ReLU.
+"""
+
+import numpy as np
+
+import ttl
+
+TILE = 32
+MB = 2  # tiles per block along M
+NB = 2  # along N
+KB = 2  # along K
+
+OPERATION = "matmul_bias_relu"
+SPECS = {"a": "bf16[128,256]", "b": "bf16[256,128]", "c": "bf16[128,128]", "y": "bf16[128,128]"}
+
+
+@ttl.operation(grid=(1, 1))
+def matmul_bias_relu(a, b, c, y):
+    m_blocks = a.shape[0] // TILE // MB
+    n_blocks = b.shape[1] // TILE // NB
+    k_blocks = a.shape[1] // TILE // KB
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(MB, KB), block_count=2)
+    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(KB, NB), block_count=2)
+    c_dfb = ttl.make_dataflow_buffer_like(c, shape=(MB, NB), block_count=2)
+    acc_dfb = ttl.make_dataflow_buffer_like(y, shape=(MB, NB), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(MB, NB), block_count=2)
+
+    @ttl.compute()
+    def compute():
+        for _ in range(m_blocks):
+            for _ in range(n_blocks):
+                with acc_dfb.reserve() as acc:
+                    acc.store(ttl.block.fill(0.0, shape=(MB, NB)))
+                    for _ in range(k_blocks):
+                        with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                            acc.store(a_blk @ b_blk, acc=True)
+                with acc_dfb.wait() as acc, c_dfb.wait() as c_blk, y_dfb.reserve() as y_blk:
+                    y_blk.store(ttl.math.relu(acc + c_blk))
+
+    @ttl.datamovement()
+    def read():
+        for m in range(m_blocks):
+            for n in range(n_blocks):
+                with c_dfb.reserve() as c_blk:
+                    ttl.copy(c[m * MB : (m + 1) * MB, n * NB : (n + 1) * NB], c_blk).wait()
+                for k in range(k_blocks):
+                    with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk:
+                        tx_a = ttl.copy(a[m * MB : (m + 1) * MB, k * KB : (k + 1) * KB], a_blk)
+                        tx_b = ttl.copy(b[k * KB : (k + 1) * KB, n * NB : (n + 1) * NB], b_blk)
+                        tx_a.wait()
+                        tx_b.wait()
+
+    @ttl.datamovement()
+    def write():
+        for m in range(m_blocks):
+            for n in range(n_blocks):
+                with y_dfb.wait() as y_blk:
+                    ttl.copy(y_blk, y[m * MB : (m + 1) * MB, n * NB : (n + 1) * NB]).wait()
+
+
+def reference(a, b, c):
+    """NumPy reference for the output ``y``."""
+    return np.maximum(np.asarray(a) @ np.asarray(b) + np.asarray(c), 0)

@@ -1,7 +1,19 @@
-"""Public API of the ttl Bazel rules. Implementations live in private/."""
+"""Public API of the ttl Bazel rules. Implementations live in private/.
+
+* `ttl_operation`: compile a TT-Lang operation into a dispatchable bundle.
+* `ttl_device_kernel`: link hand-written C++ into a device ELF.
+* Providers: `TtlOperationInfo`, `DeviceToolchainInfo`.
+"""
 
 load("//ttl/rules/private:device_kernel.bzl", _ttl_device_kernel = "ttl_device_kernel")
-load("//ttl/rules/private:providers.bzl", _DeviceToolchainInfo = "DeviceToolchainInfo")
+load("//ttl/rules/private:operation.bzl", _ttl_operation = "ttl_operation")
+load(
+    "//ttl/rules/private:providers.bzl",
+    _DeviceToolchainInfo = "DeviceToolchainInfo",
+    _TtlOperationInfo = "TtlOperationInfo",
+)
 
 ttl_device_kernel = _ttl_device_kernel
+ttl_operation = _ttl_operation
 DeviceToolchainInfo = _DeviceToolchainInfo
+TtlOperationInfo = _TtlOperationInfo

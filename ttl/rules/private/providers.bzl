@@ -15,3 +15,30 @@ DeviceToolchainInfo = provider(
         "include_dirs": "List of strings: exec-root relative directories holding `headers`.",
     },
 )
+
+TtlOperationInfo = provider(
+    doc = "A compiled TT-Lang operation: what `ttl_operation` produced, for tests, " +
+          "packaging rules and aspects. Every File is a build output of the operation's " +
+          "target; none of them contains an absolute path or a timestamp.",
+    fields = {
+        "operation": "String: the operation's name (the Python function compiled).",
+        "target": "String: the device target the operation was compiled for " +
+                  "(a key of the slot table, e.g. `wormhole_b0`).",
+        "grid": "String: the grid requested at compile time (`RxC` or `full`).",
+        "manifest": "File: the compiler's `manifest.json` (docs/manifest.md): logical " +
+                    "kernels, DFB table, runtime-argument layout, tensor signatures.",
+        "kernel_sources": "File (tree artifact): one generated C++ source per logical " +
+                          "kernel, named as in the manifest.",
+        "ir": "File: the `ttl` dialect IR text the kernels were emitted from.",
+        "elfs": "File (tree artifact): one linked RV32 ELF per logical kernel, " +
+                "`<kernel source stem>.elf`.",
+        "bundle": "File (tree artifact): the dispatchable bundle: `manifest.json` (the " +
+                  "compiler's manifest plus a `bundle` section with the SHA-256 of every " +
+                  "file), `kernels/*.cpp`, `elf/*.elf`, `operation.mlir`. The runtime " +
+                  "loads this directory.",
+        "headers": "Depset of Files: the external headers the kernels were compiled " +
+                   "against (from `hdrs` and the CcInfo of `deps`).",
+        "include_dirs": "List of strings: exec-root relative include directories, in " +
+                        "the order passed to the compiler and the device compiler.",
+    },
+)

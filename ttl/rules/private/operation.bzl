@@ -1,0 +1,297 @@
+"""`ttl_operation`: compile a TT-Lang operation and build its dispatchable bundle.
+
+Three actions per operation, each with only declared inputs:
+
+1. `TtlCompile`: the compiler (`ttlc`, a py_binary in the exec configuration,
+   run as a persistent worker when the strategy allows) turns the operation's
+   Python source into IR text, one C++ source per logical kernel (a tree
+   artifact) and `manifest.json`.
+2. `TtlDeviceBuild`: the device toolchain compiles and links every kernel of
+   the manifest into an RV32 ELF (one action: Starlark cannot fan out over a
+   tree artifact in Bazel 4).
+3. `TtlBundle`: the manifest, ELFs, kernel sources and IR in one directory,
+   with the SHA-256 of every file recorded in the bundle's manifest.
+"""
+
+load(":device_compile.bzl", "DEVICE_TOOLCHAIN_TYPE", "device_toolchain")
+load(":providers.bzl", "TtlOperationInfo")
+
+_DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
+_DIGITS = "0123456789"
+
+def spec_error(spec):
+    """None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not."""
+    text = spec.replace(" ", "")
+    layout_sep = text.rfind(":")
+    if layout_sep > text.rfind("]"):
+        text = text[:layout_sep]
+    open_bracket = text.find("[")
+    if open_bracket <= 0 or not text.endswith("]"):
+        return "expected `dtype[d0,d1,...]`, e.g. `bf16[64,64]`"
+    dtype = text[:open_bracket]
+    if dtype not in _DTYPES:
+        return "unknown dtype `%s` (use bf16 or f32)" % dtype
+    dims = text[open_bracket + 1:-1].split(",")
+    for dim in dims:
+        if not dim or [c for c in dim.elems() if c not in _DIGITS]:
+            return "dimension `%s` is not a positive integer" % dim
+    return None
+
+def _is_identifier(name):
+    if not name or name[0] in _DIGITS:
+        return False
+    return not [c for c in name.elems() if not (c.isalnum() or c == "_")]
+
+def _python_roots(ctx, sources):
+    roots = {".": None}
+    for f in sources:
+        if f.owner and f.owner.workspace_root:
+            roots[f.owner.workspace_root] = None
+    for dep in ctx.attr.deps:
+        if PyInfo in dep:
+            for entry in dep[PyInfo].imports.to_list():
+                head, _, rest = entry.partition("/")
+                if head == ctx.workspace_name:
+                    roots[rest or "."] = None
+                else:
+                    roots["external/" + entry] = None
+    return list(roots.keys())
+
+def _include_dirs_and_headers(ctx):
+    """Include directories (ordered, deduplicated) and headers from `hdrs` and CcInfo deps."""
+    dirs = {}
+    for f in ctx.files.hdrs:
+        dirs[f.dirname] = None
+    header_sets = [depset(ctx.files.hdrs)]
+    for dep in ctx.attr.deps:
+        if CcInfo in dep:
+            cc = dep[CcInfo].compilation_context
+            header_sets.append(cc.headers)
+            for d in cc.quote_includes.to_list() + cc.includes.to_list() + cc.system_includes.to_list():
+                dirs[d] = None
+    return list(dirs.keys()), depset(transitive = header_sets)
+
+def _ttl_operation_impl(ctx):
+    for entry in ctx.attr.tensor_args:
+        name, sep, spec = entry.partition("=")
+        why = spec_error(spec if sep else name)
+        if why:
+            fail("malformed tensor spec `%s` in `args` of %s: %s" % (entry, ctx.label, why), attr = "args")
+    if not _is_identifier(ctx.attr.operation):
+        fail("`operation` must be a Python function name, got `%s`" % ctx.attr.operation, attr = "operation")
+
+    toolchain = device_toolchain(ctx)
+    prefix = ctx.label.name
+    kernels = ctx.actions.declare_directory(prefix + ".ttl/kernels")
+    manifest = ctx.actions.declare_file(prefix + ".ttl/manifest.json")
+    ir = ctx.actions.declare_file(prefix + ".ttl/operation.mlir")
+    plan = ctx.actions.declare_file(prefix + ".ttl/plan.json")
+    elfs = ctx.actions.declare_directory(prefix + ".ttl/elf")
+    bundle = ctx.actions.declare_directory(prefix + ".bundle")
+
+    py_sources = depset(
+        [ctx.file.src],
+        transitive = [d[PyInfo].transitive_sources for d in ctx.attr.deps if PyInfo in d],
+    )
+    include_dirs, headers = _include_dirs_and_headers(ctx)
+    user_inputs = depset(transitive = [py_sources, headers])
+
+    # 1. The compiler. The flagfile is the worker request; everything in it
+    # is exec-root relative, so the action key is the same in every output base.
+    compile_args = ctx.actions.args()
+    compile_args.set_param_file_format("multiline")
+    compile_args.use_param_file("@%s", use_always = True)
+    compile_args.add(ctx.file.src, format = "--src=%s")
+    compile_args.add(ctx.attr.operation, format = "--operation=%s")
+    compile_args.add_all(ctx.attr.tensor_args, format_each = "--arg=%s")
+    compile_args.add(ctx.attr.target, format = "--target=%s")
+    compile_args.add(ctx.attr.grid, format = "--grid=%s")
+    compile_args.add_all(include_dirs, format_each = "--include_dir=%s")
+    compile_args.add("--emit=all")
+    compile_args.add_all(_python_roots(ctx, py_sources.to_list()), format_each = "--action_python_root=%s")
+    compile_args.add_all(user_inputs, format_each = "--action_input=%s")
+    compile_args.add(kernels.path, format = "--action_out_kernels=%s")
+    compile_args.add(manifest, format = "--action_out_manifest=%s")
+    compile_args.add(ir, format = "--action_out_ir=%s")
+    compile_args.add(plan, format = "--action_out_plan=%s")
+    ctx.actions.run(
+        executable = ctx.executable._compiler,
+        arguments = [compile_args],
+        inputs = user_inputs,
+        outputs = [kernels, manifest, ir, plan],
+        mnemonic = "TtlCompile",
+        progress_message = "Compiling TT-Lang operation %s (%s) for %s" % (
+            ctx.attr.operation,
+            ctx.label,
+            ctx.attr.target,
+        ),
+        execution_requirements = {"supports-workers": "1"},
+    )
+
+    # 2. The device toolchain: every kernel of the manifest -> one ELF.
+    build_args = ctx.actions.args()
+    build_args.add("--label", str(ctx.label))
+    build_args.add("--manifest", manifest)
+    build_args.add("--kernels", kernels.path)
+    build_args.add("--out", elfs.path)
+    build_args.add("--cxx", toolchain.cxx)
+    build_args.add_all(toolchain.copts + ctx.attr.copts, format_each = "--copt=%s")
+    build_args.add_all(toolchain.linkopts, format_each = "--linkopt=%s")
+    build_args.add_all(include_dirs + toolchain.include_dirs, format_each = "--include_dir=%s")
+    build_args.add_all(ctx.attr.defines, format_each = "--define=%s")
+    build_args.add("--linker_script", toolchain.linker_script)
+    build_args.add("--crt0", toolchain.crt0)
+    ctx.actions.run(
+        executable = ctx.executable._device_builder,
+        arguments = [build_args],
+        inputs = depset(
+            [manifest, kernels, toolchain.linker_script, toolchain.crt0],
+            transitive = [headers, toolchain.headers],
+        ),
+        outputs = [elfs],
+        mnemonic = "TtlDeviceBuild",
+        progress_message = "Building device kernels of TT-Lang operation %s (%s)" % (
+            ctx.attr.operation,
+            ctx.label,
+        ),
+        env = {"TTL_DEVICE_CXX_VERSION": toolchain.cxx_version},
+    )
+
+    # 3. The bundle.
+    bundle_args = ctx.actions.args()
+    bundle_args.add("--manifest", manifest)
+    bundle_args.add("--kernels", kernels.path)
+    bundle_args.add("--elfs", elfs.path)
+    bundle_args.add("--ir", ir)
+    bundle_args.add("--out", bundle.path)
+    ctx.actions.run(
+        executable = ctx.executable._bundler,
+        arguments = [bundle_args],
+        inputs = [manifest, kernels, elfs, ir],
+        outputs = [bundle],
+        mnemonic = "TtlBundle",
+        progress_message = "Bundling TT-Lang operation %s (%s)" % (ctx.attr.operation, ctx.label),
+    )
+
+    return [
+        DefaultInfo(files = depset([bundle]), runfiles = ctx.runfiles([bundle])),
+        OutputGroupInfo(
+            ir = depset([ir]),
+            kernel_sources = depset([kernels]),
+            manifest = depset([manifest]),
+            plan = depset([plan]),
+            elfs = depset([elfs]),
+        ),
+        TtlOperationInfo(
+            operation = ctx.attr.operation,
+            target = ctx.attr.target,
+            grid = ctx.attr.grid,
+            manifest = manifest,
+            kernel_sources = kernels,
+            ir = ir,
+            elfs = elfs,
+            bundle = bundle,
+            headers = headers,
+            include_dirs = include_dirs,
+        ),
+    ]
+
+ttl_operation_rule = rule(
+    implementation = _ttl_operation_impl,
+    doc = "Compiles one TT-Lang operation with `ttlc` and builds its dispatchable bundle " +
+          "(manifest, kernel sources, IR, one device ELF per logical kernel). Use the " +
+          "`ttl_operation` macro from //ttl/rules:defs.bzl, which also accepts `args` as a dict.",
+    attrs = {
+        "src": attr.label(
+            mandatory = True,
+            allow_single_file = [".py"],
+            doc = "The Python file defining the operation.",
+        ),
+        "operation": attr.string(
+            mandatory = True,
+            doc = "Name of the `@ttl.operation` function in `src`.",
+        ),
+        "tensor_args": attr.string_list(
+            doc = "Tensor specs in signature order, `name=dtype[dims]` or `dtype[dims]` " +
+                  "(e.g. `a=bf16[64,64]`).",
+        ),
+        "deps": attr.label_list(
+            providers = [[PyInfo], [CcInfo]],
+            doc = "Python libraries `src` imports (PyInfo) and `cc_library` targets whose " +
+                  "headers and include directories (CcInfo) `ttl.call_extern_func` uses.",
+        ),
+        "hdrs": attr.label_list(
+            allow_files = True,
+            doc = "Extra header files for `ttl.call_extern_func`; their directories become " +
+                  "include directories.",
+        ),
+        "target": attr.string(
+            default = "wormhole_b0",
+            doc = "Device target, a key of the slot table (`wormhole_b0`, `blackhole`).",
+        ),
+        "grid": attr.string(
+            default = "full",
+            doc = "Grid of nodes: `RxC` (e.g. `2x4`) or `full` (the target's whole grid).",
+        ),
+        "defines": attr.string_list(
+            doc = "Extra preprocessor defines (`NAME=VALUE`) for every kernel's device compile.",
+        ),
+        "copts": attr.string_list(doc = "Extra device compiler flags for every kernel."),
+        "_compiler": attr.label(
+            default = Label("//ttl/rules/private/tools:ttlc"),
+            executable = True,
+            cfg = "exec",
+        ),
+        "_device_builder": attr.label(
+            default = Label("//ttl/rules/private/tools:build_kernels"),
+            executable = True,
+            cfg = "exec",
+        ),
+        "_bundler": attr.label(
+            default = Label("//ttl/rules/private/tools:bundle"),
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+    provides = [TtlOperationInfo],
+    toolchains = [DEVICE_TOOLCHAIN_TYPE],
+)
+
+def ttl_operation(name, src, operation, args = None, deps = [], hdrs = [], target = "wormhole_b0",
+                  grid = "full", defines = [], copts = [], **kwargs):
+    """Compiles a TT-Lang operation into a dispatchable bundle (`<name>.bundle/`).
+
+    Args:
+      name: target name.
+      src: the Python file defining the operation.
+      operation: the `@ttl.operation` function's name.
+      args: tensor specs: a dict `{"a": "bf16[64,64]"}` or a list in signature order.
+      deps: Python libraries `src` imports and `cc_library` targets for external calls.
+      hdrs: extra headers for external calls.
+      target: the device target (`wormhole_b0` or `blackhole`).
+      grid: `RxC` or `full`.
+      defines: extra `NAME=VALUE` defines for the device compiles.
+      copts: extra device compiler flags.
+      **kwargs: common attributes (visibility, tags, testonly...).
+    """
+    if args == None:
+        tensor_args = []
+    elif type(args) == "dict":
+        tensor_args = ["%s=%s" % (k, v) for k, v in args.items()]
+    elif type(args) == "list":
+        tensor_args = list(args)
+    else:
+        fail("ttl_operation(name = %r): `args` must be a dict or a list of tensor specs" % name)
+    ttl_operation_rule(
+        name = name,
+        src = src,
+        operation = operation,
+        tensor_args = tensor_args,
+        deps = deps,
+        hdrs = hdrs,
+        target = target,
+        grid = grid,
+        defines = defines,
+        copts = copts,
+        **kwargs
+    )

@@ -1,0 +1,121 @@
+"""Compiles and links every kernel of a TT-Lang manifest into an RV32 ELF.
+
+Run by `ttl_operation` as one action per operation (Starlark in Bazel 4 cannot
+create one action per file of a tree artifact). For each `kernels[]` entry of
+the manifest: `<cxx> <copts> -I... -D<manifest defines> -D<rule defines>
+<linkopts> -T <linker script> <crt0> kernels/<source> -lgcc -o <out>/<stem>.elf`.
+
+The sandbox path is mapped to `.` (`-ffile-prefix-map`) and `-frandom-seed` is
+the kernel's name, so ELFs are byte-identical across output bases and
+machines. A header missing from the sandbox is reported as an undeclared
+input, with the attribute to declare it in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+
+_MISSING_HEADER = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? fatal error: (?P<header>[^:\n]+): "
+    r"No such file or directory",
+    re.MULTILINE,
+)
+
+
+def kernel_command(args: argparse.Namespace, kernel: dict, cwd: str) -> tuple[list[str], str]:
+    source = os.path.join(args.kernels, kernel["source"])
+    stem = os.path.splitext(kernel["source"])[0]
+    elf = os.path.join(args.out, stem + ".elf")
+    defines = [f"-D{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
+    cmd = [
+        args.cxx,
+        f"-ffile-prefix-map={cwd}=.",
+        *args.copt,
+        *[f"-I{d}" for d in args.include_dir],
+        *defines,
+        *[f"-D{d}" for d in args.define],
+        f"-frandom-seed={stem}",
+        *args.linkopt,
+        "-T",
+        args.linker_script,
+        args.crt0,
+        source,
+        "-lgcc",
+        "-o",
+        elf,
+    ]
+    return cmd, elf
+
+
+def explain_failure(label: str, kernel: dict, output: str, manifest: dict) -> str:
+    """The compiler output, preceded by what to declare when a header is missing."""
+    notes = []
+    for match in _MISSING_HEADER.finditer(output):
+        header = match.group("header").strip("\"<>")
+        where = match.group("file")
+        calls = [
+            c for c in manifest.get("extern_calls", []) if c.get("header") == header
+        ]
+        site = ""
+        if calls:
+            loc = calls[0].get("loc") or {}
+            site = " (ttl.call_extern_func at {}:{})".format(loc.get("file", "?"), loc.get("line", "?"))
+        notes.append(
+            f"{label}: undeclared header `{header}`, included from {where}:{match.group('line')}"
+            f"{site}: add it to `hdrs` of {label}, or to the `hdrs` of a cc_library in its "
+            f"`deps` (with `includes`/`strip_include_prefix` if it is included by a shorter path)."
+        )
+    head = "\n".join(notes)
+    return (head + "\n" if head else "") + (
+        f"{label}: device compile of kernel `{kernel.get('name')}` ({kernel['source']}) failed:\n"
+        + output
+    )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--kernels", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--cxx", required=True)
+    parser.add_argument("--copt", action="append", default=[])
+    parser.add_argument("--linkopt", action="append", default=[])
+    parser.add_argument("--include_dir", action="append", default=[])
+    parser.add_argument("--define", action="append", default=[])
+    parser.add_argument("--linker_script", required=True)
+    parser.add_argument("--crt0", required=True)
+    args = parser.parse_args(argv)
+
+    with open(args.manifest, encoding="utf-8") as f:
+        manifest = json.load(f)
+    os.makedirs(args.out, exist_ok=True)
+    cwd = os.getcwd()
+    kernels = manifest.get("kernels", [])
+    if not kernels:
+        print(f"{args.label}: the manifest lists no kernels", file=sys.stderr)
+        return 1
+
+    def build(kernel: dict) -> tuple[dict, subprocess.CompletedProcess]:
+        cmd, _ = kernel_command(args, kernel, cwd)
+        return kernel, subprocess.run(cmd, capture_output=True, text=True, check=False)
+
+    workers = max(1, min(len(kernels), os.cpu_count() or 1))
+    status = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        for kernel, proc in pool.map(build, kernels):
+            if proc.returncode != 0:
+                status = 1
+                output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
+                sys.stderr.write(explain_failure(args.label, kernel, output, manifest))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

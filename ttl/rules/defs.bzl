@@ -1,12 +1,17 @@
 """Public API of the ttl Bazel rules. Implementations live in private/.
 
 * `ttl_operation`: compile a TT-Lang operation into a dispatchable bundle.
+* `ttl_bundle_test`: check a bundle's hashes, kernels, ELFs, relocatability.
 * `ttl_device_kernel`: link hand-written C++ into a device ELF.
 * Providers: `TtlOperationInfo`, `DeviceToolchainInfo`.
 """
 
 load("//ttl/rules/private:device_kernel.bzl", _ttl_device_kernel = "ttl_device_kernel")
-load("//ttl/rules/private:operation.bzl", _ttl_operation = "ttl_operation")
+load(
+    "//ttl/rules/private:operation.bzl",
+    _ttl_bundle_test = "ttl_bundle_test",
+    _ttl_operation = "ttl_operation",
+)
 load(
     "//ttl/rules/private:providers.bzl",
     _DeviceToolchainInfo = "DeviceToolchainInfo",
@@ -15,5 +20,6 @@ load(
 
 ttl_device_kernel = _ttl_device_kernel
 ttl_operation = _ttl_operation
+ttl_bundle_test = _ttl_bundle_test
 DeviceToolchainInfo = _DeviceToolchainInfo
 TtlOperationInfo = _TtlOperationInfo

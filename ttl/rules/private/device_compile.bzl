@@ -4,11 +4,12 @@ DEVICE_TOOLCHAIN_TYPE = str(Label("//toolchains:device_toolchain_type"))
 
 # The compiler runs in a sandbox whose absolute path differs per action and
 # per output base; mapping it to "." keeps paths out of the ELF's debug info,
-# so outputs are byte-identical across machines and output bases.
+# so outputs are byte-identical across machines and output bases. gcc does not
+# forward the map to the assembler, which records it for crt0.S: pass it too.
 _COMPILE_SCRIPT = """\
 set -eu
 cxx="$1"; shift
-exec "$cxx" -ffile-prefix-map="$PWD"=. "$@"
+exec "$cxx" -ffile-prefix-map="$PWD"=. -Wa,--debug-prefix-map="$PWD"=. "$@"
 """
 
 def device_toolchain(ctx):

@@ -295,3 +295,28 @@ def ttl_operation(name, src, operation, args = None, deps = [], hdrs = [], targe
         copts = copts,
         **kwargs
     )
+
+def ttl_bundle_test(name, operation, size = "small", **kwargs):
+    """A py_test checking the bundle of `operation` (a `ttl_operation` target).
+
+    Checks the SHA-256 of every file against the bundle's manifest, that every
+    logical kernel has its C++ source and an RV32 RISC-V ELF, and that no file
+    embeds an absolute build path.
+
+    Args:
+      name: test name.
+      operation: label of a `ttl_operation`.
+      size: test size.
+      **kwargs: common test attributes.
+    """
+    checker = Label("//ttl/rules/private/tools:check_bundle.py")
+    native.py_test(
+        name = name,
+        size = size,
+        srcs = [checker],
+        main = checker,
+        args = ["$(rootpath %s)" % operation],
+        data = [operation],
+        python_version = "PY3",
+        **kwargs
+    )

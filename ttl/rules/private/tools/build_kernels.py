@@ -36,6 +36,8 @@ def kernel_command(args: argparse.Namespace, kernel: dict, cwd: str) -> tuple[li
     cmd = [
         args.cxx,
         f"-ffile-prefix-map={cwd}=.",
+        # gcc does not forward the map to the assembler (crt0.S's comp_dir).
+        f"-Wa,--debug-prefix-map={cwd}=.",
         *args.copt,
         *[f"-I{d}" for d in args.include_dir],
         *defines,

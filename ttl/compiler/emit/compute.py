@@ -8,6 +8,7 @@ capacity (per data type), between ``tile_regs_acquire`` and ``pack_tile``.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,8 +91,12 @@ def _coord(t: str, shape: tuple[int, ...], dim: int) -> str:
 
 
 def _linear(terms: list[tuple[str, int]]) -> str:
-    parts = [c if s == 1 else f"({c}) * {s}" for c, s in terms]
+    parts = [c if s == 1 else f"{_paren(c)} * {s}" for c, s in terms]
     return " + ".join(parts) if parts else "0"
+
+
+def _paren(expr: str) -> str:
+    return expr if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", expr) else f"({expr})"
 
 
 def float_bits(value: float) -> str:

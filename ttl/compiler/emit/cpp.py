@@ -391,7 +391,9 @@ class KernelEmitter:
         page_expr = " + ".join(page_terms) or "0"
         addr = self.names[blk]
         local = " + ".join(local_terms)
-        l1 = addr if not local else f"{addr} + ({local}) * {page}"
+        if local and not _IDENT.match(local):
+            local = f"({local})"
+        l1 = addr if not local else f"{addr} + {local} * {page}"
         for iv, size in loops:
             self.line(f"for (uint32_t {iv} = 0; {iv} < {size}; ++{iv}) {{")
             self.indent(1)

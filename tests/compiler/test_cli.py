@@ -1,0 +1,109 @@
+"""The ttlc command line: outputs, exit codes, diagnostics without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+EXAMPLE = REPO / "examples" / "basic" / "eltwise_single_tile.py"
+ARGS = [f"--arg={n}=bf16[64,128]" for n in "abcy"]
+
+
+def ttlc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ttl.compiler.cli", *args], check=False, capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_compiles_into_out_dir(tmp_path):
+    out = tmp_path / "out"
+    proc = ttlc(f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "compute.cpp",
+        "eltwise_single_tile.mlir",
+        "manifest.json",
+        "plan.json",
+        "read.cpp",
+        "write.cpp",
+    ]
+    assert json.loads((out / "manifest.json").read_text())["target"] == "wormhole_b0"
+
+
+def test_console_script_target_grid_and_emit(tmp_path):
+    exe = shutil.which("ttlc", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("ttlc console script not installed (pip install -e .)")
+    grid_example = REPO / "examples" / "basic" / "eltwise_grid.py"
+    args = [f"--arg={n}=bf16[320,320]" for n in "abcy"]
+    proc = subprocess.run(
+        [exe, f"--src={grid_example}", "--operation=eltwise_grid", *args, "--target=blackhole",
+         "--grid=full", "--emit=manifest", f"--out={tmp_path}", "--include_dir=inc1",
+         "--include_dir=inc2"],
+        check=False, capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    assert m["target"] == "blackhole" and m["grid"] == {"x": 13, "y": 10}
+
+
+def test_emit_ir_to_stdout():
+    proc = ttlc(f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--emit=ir")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("builtin.module {")
+    assert "ttl.kernel @compute" in proc.stdout
+
+
+def test_user_error_exits_1_with_diagnostic_only(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import ttl\n\n"
+        "@ttl.operation(grid=(1, 1))\n"
+        "def op(a):\n"
+        "    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))\n\n"
+        "    @ttl.compute()\n"
+        "    def compute():\n"
+        "        with a_dfb.wait() as blk:\n"
+        "            ttl.copy(a[0, 0], blk)\n"
+    )
+    proc = ttlc(f"--src={bad}", "--operation=op", "--arg=a=bf16[32,32]")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"{bad}:10:13: error: ttl.copy is only allowed in data-movement")
+    assert "            ttl.copy(a[0, 0], blk)" in proc.stderr
+    assert "hint:" in proc.stderr
+
+
+def test_spec_mismatch_exits_1():
+    proc = ttlc(f"--src={EXAMPLE}", "--operation=eltwise_single_tile", "--arg=a=bf16[64,128]")
+    assert proc.returncode == 1
+    assert "parameter 'b' has no tensor spec" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--no_such_flag"],
+        ["--operation=eltwise_single_tile"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", "--arg=a"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", "--arg=a=q7[1]"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--target=nope"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--emit=asm"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--grid=big"],
+        [f"--src={EXAMPLE}", "--operation=no_such_op", *ARGS],
+        ["--src=/no/such/file.py", "--operation=x"],
+    ],
+)
+def test_bad_flags_exit_2(args):
+    proc = ttlc(*args)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,131 @@
+"""Manifest schema, runtime-argument layout and determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import EXAMPLES, REPO, compile_example
+
+BY_NAME = {p.stem: p for p in EXAMPLES}
+
+
+def test_manifest_schema():
+    m = compile_example(BY_NAME["matmul_bias_relu"]).manifest
+    assert m["schema"] == "ttl.manifest" and m["version"] == 1
+    assert m["target"] == "wormhole_b0"
+    assert m["grid"] == {"x": 1, "y": 1}
+    assert m["operation"]["name"] == "matmul_bias_relu"
+    assert m["operation"]["source"] == "matmul_bias_relu.py"
+    assert len(m["operation"]["identity"]) == 64
+    assert [t["name"] for t in m["tensors"]] == ["a", "b", "c", "y"]
+    a = m["tensors"][0]
+    assert a == {
+        "name": "a",
+        "index": 0,
+        "shape": [128, 256],
+        "dtype": "bf16",
+        "layout": "tile",
+        "tile_shape": [4, 8],
+        "num_pages": 32,
+        "page_size": 2048,
+        "data_format": "Float16_b",
+    }
+    dfbs = {d["name"]: d for d in m["dfbs"]}
+    assert [d["physical_index"] for d in m["dfbs"]] == [0, 1, 2, 3, 4]
+    assert dfbs["acc_dfb"] == {
+        "name": "acc_dfb",
+        "physical_index": 3,
+        "like_tensor": "y",
+        "block_shape": [2, 2],
+        "pages_per_block": 4,
+        "block_count": 2,
+        "page_size": 2048,
+        "data_format": "Float16_b",
+        "total_bytes": 16384,
+    }
+    assert m["l1_bytes"] == sum(d["total_bytes"] for d in m["dfbs"])
+    kernels = {k["name"]: k for k in m["kernels"]}
+    assert kernels["compute"]["kind"] == "compute"
+    assert kernels["compute"]["processor_slot"] == "compute"
+    assert kernels["compute"]["logical_kernel"] == "matmul_bias_relu.compute"
+    assert kernels["read"]["processor_slot"] == "dm0"
+    assert kernels["write"]["processor_slot"] == "dm1"
+    assert kernels["read"]["source"] == "read.cpp"
+    # read uses a, b and c DFBs: compile-time args in ascending physical index.
+    assert kernels["read"]["compile_time_args"] == [
+        {"name": "dfb_a_dfb", "value": 0},
+        {"name": "dfb_b_dfb", "value": 1},
+        {"name": "dfb_c_dfb", "value": 2},
+    ]
+    assert kernels["write"]["defines"] == {"KERNEL_COMPILE_TIME_ARG_0": "4"}
+    assert m["runtime_args"] == {
+        "per_node": [
+            {"index": i, "kind": "tensor_address", "tensor": n} for i, n in enumerate("abcy")
+        ],
+        "common": [],
+    }
+
+
+def test_manifest_text_is_canonical(tmp_path):
+    result = compile_example(BY_NAME["eltwise_single_tile"])
+    names = result.write(str(tmp_path))
+    assert names == sorted(
+        ["compute.cpp", "eltwise_single_tile.mlir", "manifest.json", "plan.json", "read.cpp",
+         "write.cpp"]
+    )
+    text = (tmp_path / "manifest.json").read_text()
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    assert str(REPO) not in text and "/tmp" not in text
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert plan["dfbs"][0] == {
+        "name": "a_dfb",
+        "physical_index": 0,
+        "producers": ["eltwise_single_tile.read"],
+        "consumers": ["eltwise_single_tile.compute"],
+    }
+
+
+_COMPILE_ALL = """
+import sys
+sys.path.insert(0, {tests!r})
+from conftest import EXAMPLES, compile_example
+for path in EXAMPLES:
+    compile_example(path).write(sys.argv[1] + "/" + path.stem)
+"""
+
+
+def test_determinism_two_processes_two_dirs(tmp_path):
+    dirs = [tmp_path / "one", tmp_path / "two"]
+    script = _COMPILE_ALL.format(tests=str(REPO / "tests" / "compiler"))
+    for i, d in enumerate(dirs):
+        env = dict(os.environ, PYTHONHASHSEED=str(i + 1))
+        subprocess.run([sys.executable, "-c", script, str(d)], check=True, env=env, cwd=tmp_path)
+    files_one = sorted(p.relative_to(dirs[0]) for p in dirs[0].rglob("*") if p.is_file())
+    files_two = sorted(p.relative_to(dirs[1]) for p in dirs[1].rglob("*") if p.is_file())
+    assert files_one == files_two and len(files_one) >= 6 * len(EXAMPLES)
+    for rel in files_one:
+        assert (dirs[0] / rel).read_bytes() == (dirs[1] / rel).read_bytes(), rel
+
+
+def test_identity_tracks_source_and_captures(compile_source):
+    src = """
+    import ttl
+    N = {n}
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, N))
+
+        @ttl.datamovement()
+        def read():
+            with a_dfb.reserve() as blk:
+                ttl.copy(a[0, 0:N], blk).wait()
+    """
+    specs = {"a": "bf16[32,64]", "y": "bf16[32,64]"}
+    one = compile_source(src.format(n=1), "op", specs).manifest["operation"]["identity"]
+    one_again = compile_source(src.format(n=1), "op", specs).manifest["operation"]["identity"]
+    two = compile_source(src.format(n=2), "op", specs).manifest["operation"]["identity"]
+    assert one == one_again and one != two

@@ -1,0 +1,55 @@
+"""Tensor specs and the target slot table."""
+
+from pathlib import Path
+
+import pytest
+
+from ttl.specs import TensorSpec
+from ttl.targets import TARGETS, get_target, tile_bytes
+
+
+def test_spec_string_form_round_trips():
+    spec = TensorSpec.parse("bf16[256, 512]")
+    assert spec == TensorSpec((256, 512), "bf16", "tile")
+    assert str(spec) == "bf16[256,512]"
+    assert spec.tile_shape == (8, 16)
+    assert TensorSpec.parse("f32[2,64,96]").tile_shape == (2, 2, 3)
+    assert TensorSpec.parse("float32[64,64]").dtype == "f32"
+
+
+@pytest.mark.parametrize(
+    "text", ["bf16[]", "bf16[64]", "i8[64,64]", "bf16[33,64]", "bf16 64,64", "bf16[0,32]"]
+)
+def test_bad_specs_are_rejected(text):
+    with pytest.raises(ValueError):
+        TensorSpec.parse(text)
+
+
+def test_spec_from_array_like():
+    class Fake:
+        shape = (64, 32)
+        dtype = "float32"
+
+    assert TensorSpec.of(Fake()) == TensorSpec((64, 32), "f32")
+
+
+def test_slot_table():
+    wh, bh = get_target("wormhole_b0"), get_target("blackhole")
+    for t in (wh, bh):
+        assert t.slots == {"compute": ("compute",), "data_movement": ("dm0", "dm1")}
+        assert t.dfb_count == 32
+        assert t.dst_capacity({"bf16"}) == 8
+        assert t.dst_capacity({"bf16", "f32"}) == 4
+    assert wh.l1_bytes == 1499136 and wh.full_grid == (8, 8)
+    assert bh.l1_bytes == 1572864 and bh.full_grid == (13, 10)
+    assert sorted(TARGETS) == ["blackhole", "wormhole_b0"]
+    assert tile_bytes("bf16") == 2048 and tile_bytes("f32") == 4096
+    with pytest.raises(KeyError, match="known targets"):
+        get_target("grayskull")
+
+
+def test_targets_module_is_neutral():
+    import ttl.targets as t
+
+    source = Path(t.__file__).read_text()
+    assert "ttl.compiler" not in source and "ttl.runtime" not in source

@@ -1,0 +1,402 @@
+"""Bad input: every diagnostic names file:line:col, shows the line and a hint.
+
+``compile_error`` (conftest) asserts the location is the line marked
+``# ERROR`` and that the source line and a hint are in the message.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ttl.compiler.driver import load_operation
+from ttl.compiler.evaluate import check_tensors
+from ttl.errors import TTLCompileError
+from ttl.specs import TensorSpec
+
+SPECS = {"a": "bf16[64,64]", "y": "bf16[64,64]"}
+
+# A valid operation with a placeholder kernel body; {body} is indented 8 spaces.
+COMPUTE = """
+import ttl
+
+def helper(x):
+    return x
+
+@ttl.operation(grid=(1, 1))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1))
+
+    @ttl.compute()
+    def compute():
+{body}
+"""
+DM = COMPUTE.replace("@ttl.compute()\n    def compute", "@ttl.datamovement()\n    def read")
+
+
+def kernel(body: str, template: str = COMPUTE) -> str:
+    lines = body.strip("\n").splitlines()
+    return template.format(body="\n".join("        " + line for line in lines))
+
+
+UNSUPPORTED = [
+    ("n = helper(3)  # ERROR", "call to 'helper' is not supported in a kernel"),
+    ("print(1)  # ERROR", "call to 'print' is not supported"),
+    ("try:  # ERROR\n    pass\nexcept Exception:\n    pass", "a try statement is not supported"),
+    ("f = lambda: 1  # ERROR", "a lambda is not supported"),
+    ("xs = [i for i in range(3)]  # ERROR", "a list comprehension is not supported"),
+    ("a_dfb.name = 1  # ERROR", "attribute writes are not supported"),
+    ("for i in range(3):\n    break  # ERROR", "break is not supported"),
+    ("x = undefined_name  # ERROR", "name 'undefined_name' is not defined"),
+    ("for i in [1, 2]:  # ERROR\n    pass", "for-loops must iterate over range"),
+    ("x = 1 / 2\ny = ttl.node(dims=1) / 2  # ERROR", "operator 'Div' is not supported on integers"),
+]
+
+
+@pytest.mark.parametrize("body,message", UNSUPPORTED, ids=[m for _, m in UNSUPPORTED])
+def test_unsupported_python_constructs(compile_error, body, message):
+    err = compile_error(kernel(body), "op", SPECS)
+    assert message in err.message
+
+
+def test_math_in_data_movement_kernel(compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, 0], blk).wait()
+with a_dfb.wait() as blk, y_dfb.reserve() as out:
+    out.store(blk + blk)  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "is only allowed in compute kernels" in err.message
+
+
+def test_math_function_in_data_movement_kernel(compile_error):
+    body = """
+with a_dfb.wait() as blk:
+    x = ttl.math.exp(blk)  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "block math is only allowed in compute kernels" in err.message
+
+
+def test_copy_in_compute_kernel(compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, 0], blk).wait()  # ERROR
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "ttl.copy is only allowed in data-movement kernels" in err.message
+
+
+def test_slice_shape_differs_from_block(compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0:2, 0], blk).wait()  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert err.message == "slice shape (2, 1) differs from the block shape (1, 1) of 'a_dfb'"
+
+
+def test_static_slice_out_of_bounds(compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[1, 2], blk).wait()  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "slice [2] is out of bounds for dimension 1 of tensor 'a' (2 tiles)" in err.message
+
+
+def test_static_range_slice_out_of_bounds(compile_error):
+    src = kernel(
+        """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, 1:3], blk).wait()  # ERROR
+""",
+        DM,
+    ).replace("shape=(1, 1))\n    y_dfb", "shape=(1, 2))\n    y_dfb")
+    err = compile_error(src, "op", SPECS)
+    assert "slice [1:3] is out of bounds for dimension 1" in err.message
+
+
+def test_dynamic_slice_extent(compile_error):
+    body = """
+for r in range(2):
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[r:2, 0], blk).wait()  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "not a compile-time constant" in err.message
+
+
+def test_store_into_waited_block(compile_error):
+    body = """
+with a_dfb.wait() as blk:
+    blk.store(blk + blk)  # ERROR
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "cannot store into block 'blk': it was acquired with wait()" in err.message
+
+
+def test_block_used_after_release(compile_error):
+    body = """
+blk = a_dfb.wait()
+out = y_dfb.reserve()
+blk.pop()
+out.store(blk * blk)  # ERROR
+out.push()
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "block 'blk' is used after its release on line" in err.message
+
+
+def test_copy_after_push(compile_error):
+    body = """
+blk = a_dfb.reserve()
+blk.push()
+ttl.copy(a[0, 0], blk).wait()  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "used after its release" in err.message
+
+
+def test_with_acquisition_released_twice(compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, 0], blk).wait()
+    blk.push()  # ERROR
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "is released twice" in err.message and "'with' on line" in err.message
+
+
+def test_block_never_released(compile_error):
+    body = "blk = a_dfb.wait()  # ERROR"
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "acquired here but never released" in err.message
+
+
+def test_release_in_one_branch_only(compile_error):
+    body = """
+blk = a_dfb.wait()
+if ttl.node(dims=1) == 0:  # ERROR
+    blk.pop()
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "released on only one branch" in err.message
+
+
+def test_release_of_outer_block_inside_loop(compile_error):
+    body = """
+blk = a_dfb.wait()
+for i in range(2):
+    blk.pop()  # ERROR
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "acquired outside this loop but released inside it" in err.message
+
+
+def test_copy_not_waited_before_release(compile_error):
+    body = """
+with a_dfb.reserve() as blk:  # ERROR
+    tx = ttl.copy(a[0, 0], blk)
+"""
+    err = compile_error(kernel(body, DM), "op", SPECS)
+    assert "still in flight" in err.message
+
+
+def test_expression_shape_mismatch(compile_error):
+    src = kernel(
+        """
+with a_dfb.wait() as blk, y_dfb.reserve() as out:
+    out.store(blk)  # ERROR
+"""
+    ).replace("like(y, shape=(1, 1))", "like(y, shape=(1, 2))")
+    err = compile_error(src, "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
+    assert "cannot store a (1, 1) expression into block 'out' of shape (1, 2)" in err.message
+
+
+def test_dst_capacity_exceeded(compile_error):
+    # Right-nested additions need one more DST register per level: 9 > 8.
+    expr = "blk"
+    for _ in range(8):
+        expr = f"ttl.math.exp(blk) + ({expr})"
+    body = f"""
+with a_dfb.wait() as blk, y_dfb.reserve() as out:
+    out.store({expr})  # ERROR
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "needs 9 DST registers per tile but wormhole_b0 has 8" in err.message
+
+
+def test_dfbs_overflow_l1(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        small = ttl.make_dataflow_buffer_like(a, shape=(8, 8), block_count=2)
+        big = ttl.make_dataflow_buffer_like(a, shape=(20, 20), block_count=2)  # ERROR
+    """
+    err = compile_error(src, "op", {"a": "bf16[640,640]"})
+    assert err.message == (
+        "dataflow buffers need 1900544 bytes of L1 with 'big' (1638400 bytes) but wormhole_b0 "
+        "has 1499136 bytes per node"
+    )
+
+
+def test_dfbs_overflow_l1_blackhole_limit(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        big = ttl.make_dataflow_buffer_like(a, shape=(20, 20), block_count=2)  # ERROR
+    """
+    err = compile_error(src, "op", {"a": "bf16[640,640]"}, target="blackhole")
+    assert err.message == (
+        "dataflow buffers need 1638400 bytes of L1 with 'big' (1638400 bytes) but blackhole "
+        "has 1572864 bytes per node"
+    )
+
+
+def test_too_many_dfbs(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        dfbs = []
+        for i in range(33):
+            dfbs.append(ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=1))  # ERROR
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert "creates 33 dataflow buffers but wormhole_b0 has 32 per node" in err.message
+
+
+def test_grid_larger_than_target(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(9, 8))  # ERROR
+    def op(a):
+        pass
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert err.message == "grid (9, 8) is larger than the wormhole_b0 grid (8, 8)"
+    # The same grid fits blackhole (13 x 10).
+    assert err.loc is not None
+
+
+def test_grid_fits_blackhole_not_wormhole(compile_source, compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(13, 10))  # ERROR
+    def op(a):
+        pass
+    """
+    assert compile_source(src, "op", {"a": "bf16[32,32]"}, target="blackhole").manifest["grid"]
+    compile_error(src, "op", {"a": "bf16[32,32]"})
+
+
+def test_too_many_data_movement_kernels(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        @ttl.datamovement()
+        def dm0():
+            pass
+
+        @ttl.datamovement()
+        def dm1():
+            pass
+
+        @ttl.datamovement()
+        def dm2():  # ERROR
+            pass
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert "declares 3 data-movement kernels but wormhole_b0 runs at most 2" in err.message
+
+
+def test_thread_function_with_parameters(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        @ttl.compute()
+        def compute(x):  # ERROR
+            pass
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert err.message == "kernel function 'compute' must not take parameters"
+
+
+SIG = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(a, y):  # ERROR
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    "specs,message",
+    [
+        ({"a": "bf16[32,32]"}, "operation 'op' parameter 'y' has no tensor spec"),
+        ({"a": "bf16[32,32]", "y": "bf16[32,32]", "z": "bf16[32,32]"},
+         "'z' is not a parameter of operation 'op' (parameters: a, y)"),
+        ({"a": "bf16[32,32]", "y": "bf16[31,32]"}, "tensor 'y' of operation 'op' has an invalid spec"),
+    ],
+)
+def test_specs_that_do_not_match_the_operation(compile_error, specs, message):
+    err = compile_error(SIG, "op", specs)
+    assert message in err.message
+
+
+def test_tensors_that_do_not_match_the_compiled_specs(write_source):
+    path = write_source(SIG)
+    op = load_operation(str(path), "op")
+
+    class Tensor:
+        def __init__(self, shape, dtype):
+            self.shape, self.dtype = shape, dtype
+
+    specs = {"a": "bf16[64,64]", "y": "bf16[64,64]"}
+    check_tensors(op, specs, [Tensor((64, 64), "bfloat16"), Tensor((64, 64), "bfloat16")])
+    with pytest.raises(TTLCompileError) as info:
+        check_tensors(op, specs, [Tensor((64, 64), "bfloat16"), Tensor((32, 64), "float32")])
+    err = info.value
+    assert err.message == "tensor 'y' is f32[32,64] but operation 'op' was compiled for bf16[64,64]"
+    assert err.loc is not None and err.loc.line == 4
+    with pytest.raises(TTLCompileError, match="takes 2 tensors"):
+        check_tensors(op, specs, [TensorSpec((64, 64))])
+
+
+def test_top_level_python_error_is_located(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        blocks = a.shape[0] // 0  # ERROR
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert "ZeroDivisionError" in err.message
+
+
+def test_dfb_method_outside_kernel(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+        blk = a_dfb.reserve()  # ERROR
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert "reserve() on a dataflow buffer can only be used inside a kernel body" in err.message

@@ -17,11 +17,12 @@ import numpy as np
 from ttl.runtime import memmap
 from ttl.runtime.errors import DeviceFault
 from ttl.runtime.tiles import (
+    BF16,
+    F32,
     FACES_FROM_ROWMAJOR,
     ROWMAJOR_FROM_FACES,
     TILE,
     TILE_ELEMS,
-    format_from_code,
 )
 
 _BINARY = {
@@ -53,24 +54,30 @@ BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR = range(4)
 
 
 class Coprocessor:
-    """DST register file of one compute hart plus the tile math that uses it."""
+    """DST register file of one compute hart plus the tile math that uses it.
+
+    The caller runs drains under ``np.errstate(all="ignore")``: inf/nan
+    results are data, as on hardware.
+    """
 
     def __init__(self, l1: np.ndarray, dst_tiles: int):
         self.l1 = l1
         self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
         self.commands = 0
-        self._ops = {
-            memmap.COP_ACQUIRE: self._acquire,
-            memmap.COP_RELEASE: self._release,
-            memmap.COP_UNPACK: self._unpack,
-            memmap.COP_BINARY: self._binary,
-            memmap.COP_BINARY_DST: self._binary_dst,
-            memmap.COP_MATMUL: self._matmul,
-            memmap.COP_UNARY: self._unary,
-            memmap.COP_FILL: self._fill,
-            memmap.COP_BCAST: self._bcast,
-            memmap.COP_PACK: self._pack,
-        }
+        self._ops = [None] * 16
+        for code, fn in (
+            (memmap.COP_ACQUIRE, self._acquire),
+            (memmap.COP_RELEASE, self._release),
+            (memmap.COP_UNPACK, self._unpack),
+            (memmap.COP_BINARY, self._binary),
+            (memmap.COP_BINARY_DST, self._binary_dst),
+            (memmap.COP_MATMUL, self._matmul),
+            (memmap.COP_UNARY, self._unary),
+            (memmap.COP_FILL, self._fill),
+            (memmap.COP_BCAST, self._bcast),
+            (memmap.COP_PACK, self._pack),
+        ):
+            self._ops[code] = fn
 
     def drain(self, queue32: np.ndarray) -> None:
         """Executes and empties the command queue mapped at ``queue32``."""
@@ -83,76 +90,80 @@ class Coprocessor:
         cmds = queue32[start : start + count * memmap.COP_CMD_WORDS].reshape(count, -1).tolist()
         queue32[0] = 0
         self.commands += count
-        with np.errstate(all="ignore"):  # inf/nan results are data, as on hardware
-            for cmd in cmds:
-                op = self._ops.get(cmd[0])
-                if op is None:
-                    raise DeviceFault(f"unknown coprocessor opcode {cmd[0]}", ra=cmd[7])
-                try:
-                    op(*cmd[1:7])
-                except DeviceFault as e:
-                    raise DeviceFault(str(e), ra=cmd[7]) from None
+        ops = self._ops
+        for op, a, b, c, d, e, f, ra in cmds:
+            fn = ops[op] if op < len(ops) else None
+            if fn is None:
+                raise DeviceFault(f"unknown coprocessor opcode {op}", ra=ra)
+            try:
+                fn(a, b, c, d, e, f)
+            except DeviceFault as err:
+                raise DeviceFault(str(err), ra=ra) from None
 
     # ------------------------------------------------------------ operands
-    def _reg(self, index: int) -> int:
+    def _reg(self, index: int) -> np.ndarray:
+        """DST register ``index`` (a view)."""
         if index >= len(self.dst):
             raise DeviceFault(
                 f"DST index {index} is out of range: DST holds {len(self.dst)} tiles"
             )
-        return index
+        return self.dst[index]
 
-    def _tile_view(self, addr: int, fmt_code: int) -> tuple[np.ndarray, object]:
-        fmt = format_from_code(fmt_code)
+    def _tile_view(self, addr: int, fmt_code: int) -> np.ndarray:
+        """The L1 bytes of the tile at ``addr`` viewed as its format's dtype."""
+        fmt = _FORMATS.get(fmt_code)
         if fmt is None:
             raise DeviceFault(f"unsupported data format code {fmt_code} (use bf16 or f32)")
-        end = addr + fmt.tile_bytes
-        if end > self.l1.size:
-            raise DeviceFault(f"tile [{addr:#x}, {end:#x}) is outside L1 ({self.l1.size:#x} B)")
-        return self.l1[addr:end], fmt
+        dtype, nbytes = fmt
+        if addr + nbytes > self.l1.size:
+            raise DeviceFault(
+                f"tile [{addr:#x}, {addr + nbytes:#x}) is outside L1 ({self.l1.size:#x} B)")
+        return self.l1[addr : addr + nbytes].view(dtype)
 
     def _load(self, addr: int, fmt_code: int) -> np.ndarray:
-        raw, fmt = self._tile_view(addr, fmt_code)
-        return raw.view(fmt.dtype).astype(np.float32)
+        return self._tile_view(addr, fmt_code).astype(np.float32)
+
+    def _rowmajor(self, addr: int, fmt_code: int) -> np.ndarray:
+        return self._load(addr, fmt_code)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+
+    @staticmethod
+    def _fn(table: dict, op: int, what: str):
+        fn = table.get(op)
+        if fn is None:
+            raise DeviceFault(f"unknown {what} op {op}")
+        return fn
 
     # ----------------------------------------------------------------- ops
     def _acquire(self, *_):
-        self.dst[:] = 0
+        self.dst.fill(0)
 
     def _release(self, *_):
         pass
 
     def _unpack(self, addr, fmt, dst, *_):
-        self.dst[self._reg(dst)] = self._load(addr, fmt)
+        self._reg(dst)[:] = self._tile_view(addr, fmt)
 
     def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
-        fn = _BINARY.get(op)
-        if fn is None:
-            raise DeviceFault(f"unknown binary op {op}")
-        self.dst[self._reg(dst)] = fn(self._load(addr_a, fmt_a), self._load(addr_b, fmt_b))
+        fn = self._fn(_BINARY, op, "binary")
+        fn(self._load(addr_a, fmt_a), self._load(addr_b, fmt_b), out=self._reg(dst))
 
     def _binary_dst(self, op, a, b, out, *_):
-        fn = _BINARY.get(op)
-        if fn is None:
-            raise DeviceFault(f"unknown binary op {op}")
-        self.dst[self._reg(out)] = fn(self.dst[self._reg(a)], self.dst[self._reg(b)])
+        fn = self._fn(_BINARY, op, "binary")
+        fn(self._reg(a), self._reg(b), out=self._reg(out))
 
     def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
-        a = self._load(addr_a, fmt_a)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
-        b = self._load(addr_b, fmt_b)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
-        self.dst[self._reg(dst)] += (a @ b).reshape(-1)[FACES_FROM_ROWMAJOR]
+        prod = self._rowmajor(addr_a, fmt_a) @ self._rowmajor(addr_b, fmt_b)
+        self._reg(dst)[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
 
     def _unary(self, op, dst, *_):
-        fn = _UNARY.get(op)
-        if fn is None:
-            raise DeviceFault(f"unknown unary op {op}")
-        r = self._reg(dst)
-        self.dst[r] = fn(self.dst[r])
+        reg = self._reg(dst)
+        reg[:] = self._fn(_UNARY, op, "unary")(reg)
 
     def _fill(self, dst, bits, *_):
-        self.dst[self._reg(dst)] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+        self._reg(dst)[:] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
 
     def _bcast(self, addr, fmt, dst, kind, *_):
-        rm = self._load(addr, fmt)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+        rm = self._rowmajor(addr, fmt)
         if kind == BCAST_NONE:
             out = rm
         elif kind == BCAST_ROW:
@@ -160,15 +171,18 @@ class Coprocessor:
         elif kind == BCAST_COL:
             out = np.broadcast_to(rm[:, 0:1], (TILE, TILE))
         elif kind == BCAST_SCALAR:
-            out = np.full((TILE, TILE), rm[0, 0], dtype=np.float32)
+            out = np.broadcast_to(rm[0, 0], (TILE, TILE))
         else:
             raise DeviceFault(f"unknown broadcast kind {kind}")
-        self.dst[self._reg(dst)] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
+        self._reg(dst)[:] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
 
     def _pack(self, dst, addr, fmt_code, l1_acc, *_):
-        raw, fmt = self._tile_view(addr, fmt_code)
-        value = self.dst[self._reg(dst)]
+        tile = self._tile_view(addr, fmt_code)
+        value = self._reg(dst)
         if l1_acc:
-            value = raw.view(fmt.dtype).astype(np.float32) + value
-        # astype to bfloat16 rounds to nearest, ties to even.
-        raw[:] = value.astype(fmt.dtype).view(np.uint8)
+            value = tile.astype(np.float32) + value
+        # Assigning fp32 into a bfloat16 view rounds to nearest, ties to even.
+        tile[:] = value
+
+
+_FORMATS = {f.code: (f.dtype, f.tile_bytes) for f in (BF16, F32)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ttl import targets as _targets
@@ -40,6 +42,8 @@ class Device:
         if len(grid) != 2 or not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
             raise LaunchError(f"grid {grid} does not fit {target}'s {full[0]}x{full[1]} nodes")
         self.grid = grid
+        if quantum < 1 or instruction_budget < 1:
+            raise LaunchError("quantum and instruction_budget must be positive")
         self.instruction_budget = instruction_budget
         self.quantum = quantum
         self.yield_charge = yield_charge
@@ -92,14 +96,17 @@ class Device:
             raise LaunchError(f"{len(sems)} semaphores requested; a node has {memmap.SEM_MAX}")
         for node in self.nodes.values():
             node.reset(program.dfbs, bases, sems)
+        start = time.perf_counter()
         harts = self._make_harts(program)
-        rounds = run_harts(harts, self.quantum)
+        with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
+            rounds = run_harts(harts, self.quantum)
         self.last_report = RunReport(
             kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.instructions,
                                  h.cop.commands, dict(h.stalls)) for h in harts],
             noc_bytes_read=self.noc.bytes_read,
             noc_bytes_written=self.noc.bytes_written,
             rounds=rounds,
+            seconds=time.perf_counter() - start,
         )
         return self.last_report
 

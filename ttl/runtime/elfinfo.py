@@ -17,6 +17,7 @@ from ttl.runtime.errors import LaunchError
 # API implementation file: a stop inside it is reported at the kernel's call site.
 _API_IMPL_FILE = "kernel_api_impl.h"
 _EXIT_SYMBOL = "__ttl_exit"
+_STOP_SYMBOL = "__ttl_stop"
 
 
 @dataclass
@@ -26,7 +27,8 @@ class ElfImage:
     path: str
     sha256: str
     entry: int
-    exit_pc: int
+    exit_pc: int  # crt0's `jal __ttl_yield` after kernel_main returns
+    stop_pc: int  # the emulator's stop address, inside __ttl_yield
     segments: list[tuple[int, bytes, int]]  # (address, file bytes, memory size)
     _raw: bytes = field(repr=False)
     _lines: tuple[list[int], list[tuple[str, int]]] | None = field(default=None, repr=False)
@@ -67,17 +69,21 @@ class ElfImage:
                 )
             segments.append((start, seg.data(), size))
         symtab = elf.get_section_by_name(".symtab")
-        exit_syms = symtab.get_symbol_by_name(_EXIT_SYMBOL) if symtab else None
-        if not exit_syms:
-            raise LaunchError(
-                f"{path} has no '{_EXIT_SYMBOL}' symbol: link it with "
-                "ttl/runtime/device/link/crt0.S"
-            )
+        found = {}
+        for name in (_EXIT_SYMBOL, _STOP_SYMBOL):
+            syms = symtab.get_symbol_by_name(name) if symtab else None
+            if not syms:
+                raise LaunchError(
+                    f"{path} has no '{name}' symbol: link it with the current "
+                    "ttl/runtime/device/link/crt0.S"
+                )
+            found[name] = syms[0]["st_value"]
         return cls(
             path=path,
             sha256=hashlib.sha256(raw).hexdigest(),
             entry=elf["e_entry"],
-            exit_pc=exit_syms[0]["st_value"],
+            exit_pc=found[_EXIT_SYMBOL],
+            stop_pc=found[_STOP_SYMBOL],
             segments=segments,
             _raw=raw,
         )

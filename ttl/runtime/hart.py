@@ -3,9 +3,10 @@
 Guest memory (see memmap): the node's L1 and register page are host buffers
 mapped with ``mem_map_ptr`` into every hart of the node, so all of them see
 the same bytes; LOCAL, the argument page and the coprocessor queue are
-private. The MMIO page is the only place Python runs during emulation: NOC
-doorbells are served in the callback, a wait doorbell parks the hart
-(``emu_stop``) and a flush doorbell drains the coprocessor queue.
+private. Python runs during emulation only for writes to the MMIO page (queue
+flushes, API errors). Blocking calls leave emulation natively: the stop
+address given to Unicorn is crt0's ``__ttl_stop``, and ``__ttl_yield`` leaves
+the resume address in the mailbox, so a stop needs no register reads.
 """
 
 from __future__ import annotations
@@ -84,13 +85,12 @@ class HartState(enum.Enum):
 
 @dataclass(frozen=True)
 class Wait:
-    """A parked blocking call: kind, its two arguments, the doorbell pc and return address."""
+    """A parked blocking call: kind, its two arguments and the kernel's call site."""
 
     kind: int
     a: int
     b: int
-    pc: int
-    ra: int
+    site: int  # return address of the API call
 
 
 class Hart:
@@ -107,6 +107,7 @@ class Hart:
         self.pc = image.entry
         self.instructions = 0  # full quanta exactly, plus yield_charge per blocking stop
         self.stalls: dict[str, int] = {}
+        self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.cop = Coprocessor(node.l1, dst_tiles)
 
         self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
@@ -117,6 +118,8 @@ class Hart:
         a32[info + memmap.HINFO_NUM_ARGS] = len(args)
         a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
         self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
+        noc_q = memmap.NOC_QUEUE_OFFSET // 4
+        self.noc_queue32 = a32[noc_q : noc_q + memmap.NOC_QUEUE_SIZE // 4]
         self.queue = memmap.page_aligned_buffer(memmap.COP_QUEUE_SIZE)
         self.queue32 = self.queue.view(np.uint32)
 
@@ -133,7 +136,6 @@ class Hart:
                     self._mmio_write, None)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
-        self._stop: str | None = None
         self._error: Exception | None = None
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: int | None = None
@@ -141,39 +143,44 @@ class Hart:
     # -------------------------------------------------------------- running
     def run(self, quantum: int) -> None:
         """Runs up to ``quantum`` instructions; leaves the hart READY, BLOCKED or DONE."""
-        self._stop = self._error = self._bad_access = self._trap = None
+        self._error = self._bad_access = self._trap = None
+        image, mb = self.image, self.mailbox
+        mb[memmap.MB_RESUME] = 0
         try:
-            self.uc.emu_start(self.pc, self.image.exit_pc, count=quantum)
+            self.uc.emu_start(self.pc, image.stop_pc, count=quantum)
         except UcError as e:
             raise self._uc_fault(e) from None
         if self._error is not None:
             raise self._error
-        pc = self.uc.reg_read(UC_RISCV_REG_PC)
         if self._trap is not None:
+            pc = self.uc.reg_read(UC_RISCV_REG_PC)
             raise self._fault(f"trap: {_TRAPS.get(self._trap, f'exception {self._trap}')}", pc)
-        if self._stop == "wait":
-            if pc not in (self.wait.pc, self.wait.pc + 4):
-                raise RuntimeError(f"internal: hart stopped at {pc:#x}, not after its wait")
-            self.pc = self.wait.pc + 4  # the doorbell store is done; resume after it
+        resume = int(mb[memmap.MB_RESUME])
+        if resume == image.exit_pc + 4:
+            self.state = HartState.DONE
+        elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
+            self.wait = Wait(int(mb[memmap.MB_KIND]), int(mb[memmap.MB_A]), int(mb[memmap.MB_B]),
+                             int(mb[memmap.MB_SITE]))
+            self.pc = resume
             self.state = HartState.BLOCKED
             self.instructions += self.yield_charge
             name = self.describe_wait(short=True)
             self.stalls[name] = self.stalls.get(name, 0) + 1
-        elif pc == self.image.exit_pc:
-            self.state = HartState.DONE
-        else:
-            self.pc = pc
+        else:  # the quantum ran out
+            self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
             self.instructions += quantum
         self._drain()
         if self.instructions > self.budget and self.state is not HartState.DONE:
             raise RunawayKernelError(
                 f"executed more than {self.budget} instructions without finishing (a runaway "
                 "loop?); pass a larger instruction_budget to Device if the kernel needs it",
-                self.context(pc),
+                self.context(self.pc),
             )
 
     def _drain(self) -> None:
+        """Completes the hart's queued NOC requests and coprocessor commands."""
         try:
+            self.noc.drain(self.node, self.noc_queue32)
             self.cop.drain(self.queue32)
         except DeviceFault as e:
             raise self._fault(str(e), e.ra - 4 if e.ra else self.pc) from None
@@ -188,16 +195,16 @@ class Hart:
             if w.b > dfb.capacity:
                 raise self._fault(
                     f"{_WAIT_NAMES[w.kind]}(DFB {w.a}, {w.b} pages) can never succeed: the DFB "
-                    f"holds {dfb.capacity} pages", w.pc, w.ra)
+                    f"holds {dfb.capacity} pages", w.site - 4)
             ok = dfb.can_reserve(w.b) if w.kind == memmap.WAIT_RESERVE_BACK else dfb.can_wait(w.b)
         elif w.kind in (memmap.WAIT_SEM_EQ, memmap.WAIT_SEM_GE):
             try:
                 value = self.node.read_word(w.a)
             except DeviceFault as e:
-                raise self._fault(str(e), w.pc, w.ra) from None
+                raise self._fault(str(e), w.site - 4) from None
             ok = value == w.b if w.kind == memmap.WAIT_SEM_EQ else value >= w.b
         else:
-            raise self._fault(f"unknown wait kind {w.kind}", w.pc, w.ra)
+            raise self._fault(f"unknown wait kind {w.kind}", w.site - 4)
         return ok
 
     # ------------------------------------------------------------ callbacks
@@ -206,14 +213,8 @@ class Hart:
 
     def _mmio_write(self, uc, offset, size, value, user_data):
         try:
-            if offset == memmap.MMIO_NOC:
-                self.noc.execute(self.node, value, self.mailbox)
-            elif offset == memmap.MMIO_WAIT:
-                pc = uc.reg_read(UC_RISCV_REG_PC)
-                ra = uc.reg_read(UC_RISCV_REG_RA)
-                self.wait = Wait(value, int(self.mailbox[0]), int(self.mailbox[1]), pc, ra)
-                self._stop = "wait"
-                uc.emu_stop()
+            if offset == memmap.MMIO_NOC_FLUSH:
+                self.noc.drain(self.node, self.noc_queue32)
             elif offset == memmap.MMIO_COP_FLUSH:
                 self.cop.drain(self.queue32)
             elif offset == memmap.MMIO_ERROR:
@@ -288,7 +289,7 @@ class Hart:
         if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
             text = f"{name}(DFB {w.a}, {w.b} page{'s' if w.b != 1 else ''})"
             if not short:
-                text += f" at {self.image.describe_location(w.pc, w.ra)}\n      "
+                text += f" at {self.image.describe_location(w.site - 4)}\n      "
                 text += self.node.dfbs[w.a].describe()
         else:
             text = f"{name}(semaphore at {w.a:#x}, value {w.b})"
@@ -297,7 +298,7 @@ class Hart:
                     now = self.node.read_word(w.a)
                 except DeviceFault:
                     now = "unreadable"
-                text += f" at {self.image.describe_location(w.pc, w.ra)}\n      current value {now}"
+                text += f" at {self.image.describe_location(w.site - 4)}\n      current value {now}"
         return text
 
     def describe(self) -> str:

@@ -1,7 +1,9 @@
 """The NOC: reads, writes, multicast writes and semaphore increments.
 
-Transfers complete when issued (the device-side barriers are no-ops), which
-is a legal schedule of the asynchronous hardware NOC.
+Kernels queue requests in a hart-private page (memmap.NOC_QUEUE_OFFSET); the
+emulator runs a queue, in order, at a barrier, when it is full, on
+cb_push_back/cb_pop_front and whenever the hart stops, which is a legal
+schedule of the asynchronous hardware NOC (a barrier is the only guarantee).
 """
 
 from __future__ import annotations
@@ -23,11 +25,24 @@ class Noc:
         self.bytes_read = 0
         self.bytes_written = 0
 
-    def execute(self, node, cmd: int, mb: np.ndarray) -> None:
-        """Runs NOC command ``cmd`` for ``node`` with mailbox words ``mb``."""
-        src = int(mb[0]) | int(mb[1]) << 32
-        dst = int(mb[2]) | int(mb[3]) << 32
-        size, extra = int(mb[4]), int(mb[5])
+    def drain(self, node, queue32: np.ndarray) -> None:
+        """Runs and empties the request queue mapped at ``queue32`` for ``node``."""
+        count = int(queue32[0])
+        if not count:
+            return
+        if count > memmap.NOC_CAPACITY:
+            raise DeviceFault(f"NOC queue count {count} is corrupt")
+        start = memmap.NOC_HEADER_BYTES // 4
+        entries = queue32[start : start + count * memmap.NOC_CMD_WORDS].reshape(count, -1).tolist()
+        queue32[0] = 0
+        for cmd, src_lo, src_hi, dst_lo, dst_hi, size, extra, ra in entries:
+            try:
+                self.execute(node, cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size, extra)
+            except DeviceFault as e:
+                raise DeviceFault(str(e), ra=ra) from None
+
+    def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
+        """Runs one NOC request issued by ``node``."""
         if cmd == memmap.NOC_READ:
             node.resolve(dst & 0xFFFFFFFF, size)[:] = self._target(src, size, "read from")
             self.bytes_read += size

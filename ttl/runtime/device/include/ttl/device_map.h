@@ -5,7 +5,7 @@
 //   0x00000000  L1            node-shared, target size (DFB pages live here)
 //   0x10000000  LOCAL         hart-private 1 MiB: code, data, stack (kernel.ld)
 //   0xF0000000  NODE_REGS     node-shared 16 KiB: node info, DFB table, semaphores
-//   0xF0010000  HART_ARGS     hart-private 16 KiB: runtime args, common args, mailbox
+//   0xF0010000  HART_ARGS     hart-private 16 KiB: runtime args, common args, NOC queue, mailbox
 //   0xF0020000  COP_QUEUE     hart-private 64 KiB: coprocessor command queue
 //   0xF0100000  MMIO          doorbells handled by the emulator (4 KiB)
 #pragma once
@@ -48,10 +48,18 @@
 #define TTL_HART_ARGS_BASE 0xF0010000u
 #define TTL_ARGS_OFFSET 0x0000u
 #define TTL_COMMON_ARGS_OFFSET 0x1000u
-#define TTL_MAILBOX_OFFSET 0x2000u
-#define TTL_HART_INFO_OFFSET 0x3000u
+#define TTL_NOC_QUEUE_OFFSET 0x2000u
+#define TTL_NOC_QUEUE_SIZE 0x1000u
+#define TTL_MAILBOX_OFFSET 0x3000u
+#define TTL_HART_INFO_OFFSET 0x3100u
 #define TTL_HART_ARGS_SIZE 0x4000u
 #define TTL_ARGS_MAX 1024
+// Mailbox words (blocking waits, errors); __ttl_yield in crt0.S writes RESUME.
+#define TTL_MB_A 0
+#define TTL_MB_B 1
+#define TTL_MB_KIND 2
+#define TTL_MB_SITE 3
+#define TTL_MB_RESUME 4
 // Hart info words.
 #define TTL_HINFO_NUM_ARGS 0
 #define TTL_HINFO_NUM_COMMON_ARGS 1
@@ -65,19 +73,24 @@
 
 #define TTL_MMIO_BASE 0xF0100000u
 #define TTL_MMIO_SIZE 0x1000u
-// Doorbell registers (byte offsets). Arguments go in the mailbox first.
-#define TTL_MMIO_NOC 0x0u
-#define TTL_MMIO_WAIT 0x4u
+// Doorbell registers (byte offsets). Wait/error arguments go in the mailbox first.
+#define TTL_MMIO_NOC_FLUSH 0x0u
 #define TTL_MMIO_COP_FLUSH 0x8u
 #define TTL_MMIO_ERROR 0xCu
 
-// NOC doorbell commands. Mailbox: [0,1] src lo/hi, [2,3] dst lo/hi, [4] size, [5] extra.
+// NOC requests are queued like coprocessor commands (word 0 = count, 8-word
+// entries from byte 32): cmd, src lo, src hi, dst lo, dst hi, size, extra,
+// return address of the API call. The emulator runs the queue on a barrier,
+// when it is full, on cb_push_back/cb_pop_front and whenever the hart stops.
+#define TTL_NOC_HEADER_BYTES 32
+#define TTL_NOC_CMD_WORDS 8
+#define TTL_NOC_CAPACITY ((TTL_NOC_QUEUE_SIZE - TTL_NOC_HEADER_BYTES) / (TTL_NOC_CMD_WORDS * 4))
 #define TTL_NOC_READ 1
 #define TTL_NOC_WRITE 2
 #define TTL_NOC_WRITE_MCAST 3
 #define TTL_NOC_SEM_INC 4
 
-// Wait doorbell kinds. Mailbox: [0] a, [1] b.
+// Wait kinds. Mailbox: [0] a, [1] b, [2] kind, [3] call site; then call __ttl_yield.
 #define TTL_WAIT_RESERVE_BACK 1
 #define TTL_WAIT_FRONT 2
 #define TTL_WAIT_SEM_EQ 3

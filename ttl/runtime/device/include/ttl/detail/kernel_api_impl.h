@@ -5,22 +5,25 @@
 // to be compiled or linked by any toolchain. Included at the end of
 // kernel_api.h; do not include directly.
 //
-// Every public API function is `noinline` and a leaf (internal helpers are
-// always_inline): when the emulator stops inside one (a blocking wait, an
-// error), the return address register points at the kernel's call site, which
-// is what error reports name.
+// Every public API function is `noinline` (internal helpers are always_inline):
+// queued requests and waits record the function's return address, i.e. the
+// kernel's call site, which is what error and deadlock reports name. Error
+// doorbells are raised from leaf code, where the ra register is that call site.
 //
 // DFB counters, pointers and semaphores are plain words in the node-shared
-// register page and are updated by this RISC-V code directly. Only three
-// things reach the emulator, through doorbell writes in the MMIO page: NOC
-// transfers, blocking waits (the emulator parks the hart until the condition
-// can hold) and coprocessor queue flushes.
+// register page and are updated by this RISC-V code directly. NOC requests and
+// tile-math commands are appended to hart-private queues. Only three things
+// reach the emulator, through doorbell writes in the MMIO page: queue flushes
+// (NOC barrier, full queue), blocking waits (the emulator parks the hart until
+// the condition can hold) and API misuse errors.
 #pragma once
 
 #include "ttl/device_map.h"
 
 #define TTL_API inline __attribute__((noinline))
 #define TTL_INLINE inline __attribute__((always_inline))
+
+extern "C" void __ttl_yield();
 
 namespace ttl_detail {
 
@@ -39,19 +42,24 @@ TTL_INLINE void doorbell(uint32_t reg, uint32_t value) { *word(TTL_MMIO_BASE + r
 // Reports a kernel error to the emulator, which stops the run with a message.
 TTL_INLINE void fail(uint32_t kind, uint32_t a, uint32_t b) {
   volatile uint32_t* mb = mailbox();
-  mb[0] = a;
-  mb[1] = b;
+  mb[TTL_MB_A] = a;
+  mb[TTL_MB_B] = b;
   doorbell(TTL_MMIO_ERROR, kind);
 }
 
-// Parks the hart until the emulator sees that the wait can be satisfied; the
-// caller re-checks its condition in a loop, so a spurious resume is harmless.
-TTL_INLINE void block(uint32_t kind, uint32_t a, uint32_t b) {
+// Parks the hart until the emulator sees that the wait can be satisfied.
+// __ttl_yield (crt0.S) ends in the emulator's stop address, so no hook runs.
+// `site` is the API call's return address, which deadlock reports name.
+TTL_INLINE void block(uint32_t kind, uint32_t a, uint32_t b, uint32_t site) {
   volatile uint32_t* mb = mailbox();
-  mb[0] = a;
-  mb[1] = b;
-  doorbell(TTL_MMIO_WAIT, kind);
+  mb[TTL_MB_A] = a;
+  mb[TTL_MB_B] = b;
+  mb[TTL_MB_KIND] = kind;
+  mb[TTL_MB_SITE] = site;
+  __ttl_yield();
 }
+
+#define TTL_CALL_SITE reinterpret_cast<uint32_t>(__builtin_return_address(0))
 
 TTL_INLINE volatile uint32_t* dfb(uint32_t cb_id) {
   if (cb_id >= node_info()[TTL_INFO_DFB_COUNT]) fail(TTL_ERR_DFB_INDEX, cb_id, 0);
@@ -69,15 +77,29 @@ TTL_INLINE uint32_t advance(volatile uint32_t* d, uint32_t ptr, uint32_t num_pag
   return next;
 }
 
+// Queues one NOC request (executed by the emulator at the next flush point).
 TTL_INLINE void noc(uint32_t cmd, uint64_t src, uint64_t dst, uint32_t size, uint32_t extra) {
-  volatile uint32_t* mb = mailbox();
-  mb[0] = static_cast<uint32_t>(src);
-  mb[1] = static_cast<uint32_t>(src >> 32);
-  mb[2] = static_cast<uint32_t>(dst);
-  mb[3] = static_cast<uint32_t>(dst >> 32);
-  mb[4] = size;
-  mb[5] = extra;
-  doorbell(TTL_MMIO_NOC, cmd);
+  volatile uint32_t* q = word(TTL_HART_ARGS_BASE + TTL_NOC_QUEUE_OFFSET);
+  uint32_t n = q[0];
+  if (n >= TTL_NOC_CAPACITY) {
+    doorbell(TTL_MMIO_NOC_FLUSH, 1);  // the emulator runs the queue and empties it
+    n = 0;
+  }
+  volatile uint32_t* e = q + TTL_NOC_HEADER_BYTES / 4 + n * TTL_NOC_CMD_WORDS;
+  e[0] = cmd;
+  e[1] = static_cast<uint32_t>(src);
+  e[2] = static_cast<uint32_t>(src >> 32);
+  e[3] = static_cast<uint32_t>(dst);
+  e[4] = static_cast<uint32_t>(dst >> 32);
+  e[5] = size;
+  e[6] = extra;
+  e[7] = TTL_CALL_SITE;
+  q[0] = n + 1;
+}
+
+// Completes every queued NOC request (what a barrier waits for).
+TTL_INLINE void noc_flush() {
+  if (*word(TTL_HART_ARGS_BASE + TTL_NOC_QUEUE_OFFSET)) doorbell(TTL_MMIO_NOC_FLUSH, 1);
 }
 
 TTL_INLINE uint64_t node_noc_addr(uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
@@ -94,8 +116,9 @@ TTL_INLINE uint64_t dram_noc_addr(uint32_t base, uint32_t page_size, uint32_t pa
 }
 
 // Appends one command to the coprocessor queue; a full queue is flushed first.
+// Word 7 is the API call's return address, so errors can name the source line.
 TTL_INLINE void cop(uint32_t op, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0, uint32_t d = 0,
-                    uint32_t e = 0, uint32_t f = 0, uint32_t g = 0) {
+                    uint32_t e = 0, uint32_t f = 0) {
   volatile uint32_t* q = word(TTL_COP_QUEUE_BASE);
   uint32_t n = q[0];
   if (n >= TTL_COP_CAPACITY) {
@@ -110,12 +133,8 @@ TTL_INLINE void cop(uint32_t op, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0,
   cmd[4] = d;
   cmd[5] = e;
   cmd[6] = f;
-  cmd[7] = g;
+  cmd[7] = TTL_CALL_SITE;
   q[0] = n + 1;  // publish last: a hart stopped mid-command leaves no torn entry
-}
-
-TTL_INLINE void cop_flush() {
-  if (*word(TTL_COP_QUEUE_BASE)) doorbell(TTL_MMIO_COP_FLUSH, 1);
 }
 
 // Address of tile `tile` of the front (read) or back (write) block of a DFB.
@@ -127,6 +146,26 @@ TTL_INLINE uint32_t back_tile(volatile uint32_t* d, uint32_t tile) {
 }
 
 inline uint32_t pack_l1_acc = 0;
+
+// Blocking slow paths, out of line so the API fast paths stay leaf functions
+// without stack frames. Each re-checks its condition after every resume, so a
+// spurious resume is harmless.
+__attribute__((noinline, cold)) inline void reserve_slow(volatile uint32_t* d, uint32_t cb_id,
+                                                         uint32_t num_pages, uint32_t site) {
+  while (d[TTL_DFB_NUM_PAGES] - dfb_used(d) < num_pages) {
+    block(TTL_WAIT_RESERVE_BACK, cb_id, num_pages, site);
+  }
+}
+
+__attribute__((noinline, cold)) inline void wait_front_slow(volatile uint32_t* d, uint32_t cb_id,
+                                                            uint32_t num_pages, uint32_t site) {
+  while (dfb_used(d) < num_pages) block(TTL_WAIT_FRONT, cb_id, num_pages, site);
+}
+
+__attribute__((noinline, cold)) inline void sem_wait_slow(volatile uint32_t* sem, uint32_t val,
+                                                          uint32_t site) {
+  while (*sem != val) block(TTL_WAIT_SEM_EQ, reinterpret_cast<uint32_t>(sem), val, site);
+}
 
 }  // namespace ttl_detail
 
@@ -155,8 +194,8 @@ TTL_API uint32_t ttl_grid_y() { return ttl_detail::node_info()[TTL_INFO_GRID_Y];
 // ------------------------------------------------------- dataflow buffers
 TTL_API void cb_reserve_back(uint32_t cb_id, uint32_t num_pages) {
   volatile uint32_t* d = ttl_detail::dfb(cb_id);
-  while (d[TTL_DFB_NUM_PAGES] - ttl_detail::dfb_used(d) < num_pages) {
-    ttl_detail::block(TTL_WAIT_RESERVE_BACK, cb_id, num_pages);
+  if (d[TTL_DFB_NUM_PAGES] - ttl_detail::dfb_used(d) < num_pages) {
+    ttl_detail::reserve_slow(d, cb_id, num_pages, TTL_CALL_SITE);
   }
 }
 
@@ -165,16 +204,18 @@ TTL_API void cb_push_back(uint32_t cb_id, uint32_t num_pages) {
   if (ttl_detail::dfb_used(d) + num_pages > d[TTL_DFB_NUM_PAGES]) {
     ttl_detail::fail(TTL_ERR_DFB_PUSH_OVERFLOW, cb_id, num_pages);
   }
-  // Packed tiles must be in L1 before the consumer can see the pages.
-  ttl_detail::cop_flush();
+  // Data must have landed before the consumer can see the pages. (Packed
+  // tiles need no flush here: the emulator drains the coprocessor queue
+  // whenever this hart stops, before any other hart runs.)
+  ttl_detail::noc_flush();
   d[TTL_DFB_WR_PTR] = ttl_detail::advance(d, d[TTL_DFB_WR_PTR], num_pages);
   d[TTL_DFB_RECEIVED] = d[TTL_DFB_RECEIVED] + num_pages;
 }
 
 TTL_API void cb_wait_front(uint32_t cb_id, uint32_t num_pages) {
   volatile uint32_t* d = ttl_detail::dfb(cb_id);
-  while (ttl_detail::dfb_used(d) < num_pages) {
-    ttl_detail::block(TTL_WAIT_FRONT, cb_id, num_pages);
+  if (ttl_detail::dfb_used(d) < num_pages) {
+    ttl_detail::wait_front_slow(d, cb_id, num_pages, TTL_CALL_SITE);
   }
 }
 
@@ -183,6 +224,7 @@ TTL_API void cb_pop_front(uint32_t cb_id, uint32_t num_pages) {
   if (ttl_detail::dfb_used(d) < num_pages) {
     ttl_detail::fail(TTL_ERR_DFB_POP_UNDERFLOW, cb_id, num_pages);
   }
+  ttl_detail::noc_flush();  // outgoing writes must have read the pages before they are reused
   d[TTL_DFB_RD_PTR] = ttl_detail::advance(d, d[TTL_DFB_RD_PTR], num_pages);
   d[TTL_DFB_ACKED] = d[TTL_DFB_ACKED] + num_pages;
 }
@@ -213,9 +255,8 @@ TTL_API void noc_async_write_multicast(uint32_t src_local_l1_addr, uint64_t dst_
   ttl_detail::noc(TTL_NOC_WRITE_MCAST, src_local_l1_addr, dst_noc_addr_multicast, size, num_dests);
 }
 
-// NOC transfers complete when issued in this model, so barriers have nothing to wait for.
-TTL_API void noc_async_read_barrier() {}
-TTL_API void noc_async_write_barrier() {}
+TTL_API void noc_async_read_barrier() { ttl_detail::noc_flush(); }
+TTL_API void noc_async_write_barrier() { ttl_detail::noc_flush(); }
 
 TTL_API uint64_t TensorAccessor::get_noc_addr(uint32_t page_id, uint32_t offset) const {
   return ttl_detail::dram_noc_addr(bank_base_address_, page_size_, page_id, offset);
@@ -243,9 +284,7 @@ TTL_API uint32_t get_semaphore(uint32_t semaphore_id) {
 }
 
 TTL_API void noc_semaphore_wait(volatile uint32_t* sem_addr, uint32_t val) {
-  while (*sem_addr != val) {
-    ttl_detail::block(TTL_WAIT_SEM_EQ, reinterpret_cast<uint32_t>(sem_addr), val);
-  }
+  if (*sem_addr != val) ttl_detail::sem_wait_slow(sem_addr, val, TTL_CALL_SITE);
 }
 
 TTL_API void noc_semaphore_set(volatile uint32_t* sem_addr, uint32_t val) { *sem_addr = val; }
@@ -363,3 +402,4 @@ TTL_API void pack_reconfig_l1_acc(uint32_t enable) { ttl_detail::pack_l1_acc = e
 
 #undef TTL_API
 #undef TTL_INLINE
+#undef TTL_CALL_SITE

@@ -1,0 +1,60 @@
+"""Host/device agreement on the address map, and the TT tile layout."""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ttl.runtime import devcc, memmap, tilize, untilize
+
+_DEFINE = re.compile(r"^#define TTL_(\w+) (0x[0-9A-Fa-f]+|\d+)u?\b", re.MULTILINE)
+
+
+def test_device_header_matches_host_memmap():
+    header = (devcc.INCLUDE_DIR / "ttl" / "device_map.h").read_text()
+    defines = dict(_DEFINE.findall(header))
+    assert len(defines) > 60
+    for name, value in defines.items():
+        assert hasattr(memmap, name), f"memmap.py lacks {name}"
+        assert getattr(memmap, name) == int(value, 0), name
+
+
+def test_linker_script_local_region_matches_memmap():
+    ld = (devcc.DEVICE_DIR / "link" / "kernel.ld").read_text()
+    m = re.search(r"ORIGIN = (0x[0-9A-Fa-f]+), LENGTH = (\d+)M", ld)
+    assert (int(m[1], 16), int(m[2]) << 20) == (memmap.LOCAL_BASE, memmap.LOCAL_SIZE)
+
+
+def test_tilize_face_layout():
+    x = np.arange(32 * 64, dtype=np.float32).reshape(32, 64)
+    t = tilize(x)
+    assert t.shape == (2, 1024)
+    # Tile 0: face 0 = rows 0-15 cols 0-15, face 1 = rows 0-15 cols 16-31, face 2 below face 0.
+    assert t[0, 0] == x[0, 0] and t[0, 15] == x[0, 15] and t[0, 16] == x[1, 0]
+    assert t[0, 256] == x[0, 16]
+    assert t[0, 512] == x[16, 0]
+    assert t[0, 768] == x[16, 16]
+    assert t[1, 0] == x[0, 32]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+def test_tilize_untilize_round_trip(dtype):
+    x = np.random.default_rng(0).standard_normal((3, 64, 96)).astype(dtype)
+    t = tilize(x)
+    assert t.shape == (3 * 2 * 3, 1024) and t.dtype == x.dtype
+    np.testing.assert_array_equal(untilize(t, x.shape), x)
+
+
+def test_untileable_shape_is_rejected():
+    with pytest.raises(ValueError, match="multiples of 32"):
+        tilize(np.zeros((30, 32)))
+
+
+def test_crt0_mailbox_address_matches_memmap():
+    crt0 = (devcc.DEVICE_DIR / "link" / "crt0.S").read_text()
+    m = re.search(r"lui t0, (0x[0-9A-Fa-f]+)\s+sw ra, (\d+)\(t0\)", crt0)
+    assert int(m[1], 16) << 12 == memmap.HART_ARGS_BASE + memmap.MAILBOX_OFFSET
+    assert int(m[2]) == 4 * memmap.MB_RESUME

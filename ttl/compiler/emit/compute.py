@@ -87,7 +87,7 @@ def _coord(t: str, shape: tuple[int, ...], dim: int) -> str:
     """C++ for coordinate ``dim`` of row-major linear index ``t`` in ``shape``."""
     stride = _strides(shape)[dim]
     expr = t if stride == 1 else f"{t} / {stride}"
-    return expr if dim == 0 else f"({expr}) % {shape[dim]}"
+    return expr if dim == 0 else f"{_paren(expr)} % {shape[dim]}"
 
 
 def _linear(terms: list[tuple[str, int]]) -> str:

@@ -96,7 +96,8 @@ class ExprLowering:
             return self.shape_of(e.lhs) or self.shape_of(e.rhs)
         if isinstance(e, Matmul):
             a, b = self.shape_of(e.lhs), self.shape_of(e.rhs)
-            return (a[0], b[1]) if a and b and len(a) == 2 and len(b) == 2 else None
+            ok = a and b and len(a) == 2 and len(b) == 2 and a[1] == b[0]
+            return (a[0], b[1]) if ok else None  # type: ignore[index]
         if isinstance(e, Unary):
             return self.shape_of(e.operand)
         if isinstance(e, Broadcast | Fill):

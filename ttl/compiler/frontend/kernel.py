@@ -386,8 +386,7 @@ class KernelCompiler(ast.NodeVisitor):
         loop = self.emit(scf.ForOp(lb, ub, st, inits, body))
         self.vars = saved
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):
-            res.name_hint = name if _IDENT.match(name) and not name.startswith("_") else None
-            self.vars[name] = Dyn(res, kind)
+            self.bind(name, Dyn(res, kind))
         self._poison_after(other + [node.target.id], node, "for loop")
 
     def visit_While(self, node: ast.While) -> None:
@@ -428,7 +427,7 @@ class KernelCompiler(ast.NodeVisitor):
         loop = self.emit(scf.WhileOp(inits, types_, Region(before), Region(after)))
         self.vars = saved
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):
-            self.vars[name] = Dyn(res, kind)
+            self.bind(name, Dyn(res, kind))
         self._poison_after(other, node, "while loop")
 
     def visit_If(self, node: ast.If) -> None:

@@ -1,0 +1,307 @@
+"""Kernel language features: control flow, integer math, grid queries, block math forms."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import filecheck
+
+SPECS = {"a": "bf16[128,128]", "y": "bf16[128,128]"}
+
+HEADER = """
+import ttl
+
+@ttl.operation(grid=(2, 3))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(2, 2))
+    c_dfb = ttl.make_dataflow_buffer_like(a, shape=(2, 1))
+    r_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 2))
+    s_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(2, 2))
+    K = 3
+
+    @ttl.{kind}()
+    def kern():
+{body}
+"""
+
+
+def program(body: str, kind: str = "datamovement") -> str:
+    lines = body.strip("\n").splitlines()
+    return HEADER.format(kind=kind, body="\n".join("        " + line for line in lines))
+
+
+def test_control_flow_ir_and_cpp(compile_source):
+    body = """
+x, y_ = ttl.node(dims=2)
+gx, gy = ttl.grid_size(dims=2)
+total = 0
+i = 0
+while i < x + 2:
+    i = i + 1
+    total += i % 3
+for j in range(1, 7, 2):
+    if j == 3 and not (x > 0 or y_ >= 1):
+        total = total - j // 2
+    elif j < K:
+        total = total * 2
+    else:
+        total = -total
+done = total > 10
+pick = 4 if done else 5
+if pick != 4:
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[pick - 5:pick - 3, gx - 2:gx], blk).wait()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    filecheck(
+        result.ir,
+        """
+        CHECK: %node_x = ttl.node {dim = 0 : i64} : i32
+        CHECK: %node_y = ttl.node {dim = 1 : i64} : i32
+        CHECK: %[[T:.*]] = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, i32) -> (i32, i32) {
+        CHECK: arith.cmpi slt
+        CHECK: scf.condition
+        CHECK: arith.floordivsi
+        CHECK: scf.yield
+        CHECK: scf.for %j = {{.*}} step
+        CHECK: scf.if
+        CHECK: scf.yield
+        CHECK: } else {
+        CHECK: scf.if
+        CHECK: arith.select
+        CHECK: scf.if
+        CHECK: ttl.slice
+        """,
+    )
+    filecheck(
+        result.sources["kern.cpp"],
+        """
+        CHECK: const int32_t node_x = static_cast<int32_t>(ttl_node_x());
+        CHECK: int32_t i = 0;
+        CHECK-NEXT: int32_t total = 0;
+        CHECK-NEXT: while (true) {
+        CHECK: if (!({{.*}})) break;
+        CHECK: const int32_t i_1 = i + 1;
+        CHECK: i = i_1;
+        CHECK-NEXT: total = total_1;
+        CHECK-NEXT: }
+        CHECK: for (int32_t j = 1; j < 7; j += 2) {
+        CHECK: if ({{.*}}) {
+        CHECK: ttl_floordiv(j, 2)
+        CHECK: } else {
+        CHECK: const int32_t pick = {{.*}} ? 4 : 5;
+        CHECK: cb_reserve_back(dfb_a_dfb, 4);
+        CHECK: noc_async_read_tile(({{.*}} + tile0) * 4 + tile1, tensor_a,
+        """,
+    )
+
+
+def test_static_conditions_fold(compile_source):
+    body = """
+if K > 5:
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[9, 9], blk).wait()
+n = 0
+for i in range(K):
+    n = n + i
+"""
+    result = compile_source(program(body), "op", SPECS)
+    assert "scf.if" not in result.ir  # the out-of-bounds copy is in a dead branch
+    assert "ttl.copy" not in result.ir
+
+
+def test_node_and_grid_size_flattening(compile_source):
+    body = """
+me = ttl.node(dims=1)
+n = ttl.grid_size(dims=1)
+x, y_, z = ttl.node(dims=3)
+gx, gy, gz = ttl.grid_size(dims=3)
+if me < n * gz + z:
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[0:2, gy - 3:gy - 1], blk).wait()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    filecheck(
+        result.sources["kern.cpp"],
+        """
+        CHECK: const int32_t [[M:.*]] = node_y * 2;
+        CHECK: const int32_t me = node_x + [[M]];
+        CHECK: const bool {{.*}} = me < 6;
+        CHECK: noc_async_read_tile(tile0 * 4 + tile1, tensor_a,
+        """,
+    )
+
+
+@pytest.mark.parametrize(
+    "fn,api", [("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"), ("rsqrt", "rsqrt"),
+               ("recip", "recip"), ("relu", "relu"), ("sigmoid", "sigmoid"), ("tanh", "tanh"),
+               ("abs", "abs"), ("neg", "negative")],
+)
+def test_unary_math_functions(compile_source, fn, api):
+    body = f"""
+with a_dfb.wait() as blk, y_dfb.reserve() as out:
+    out.store(ttl.math.{fn}(blk))
+"""
+    result = compile_source(program(body, "compute"), "op", SPECS)
+    filecheck(result.ir, f"CHECK: ttl.unary {fn} %{{{{.*}}}} : !ttl.tiles<2x2xbf16>\n")
+    filecheck(
+        result.sources["kern.cpp"],
+        f"""
+        CHECK: copy_tile(dfb_a_dfb, i, i);
+        CHECK-NEXT: {api}_tile_init();
+        CHECK-NEXT: {api}_tile(i);
+        """,
+    )
+
+
+def test_binary_operators_and_unary_minus(compile_source):
+    body = """
+with a_dfb.wait() as p, y_dfb.reserve() as out:
+    out.store(-(p - p) / (p * p + p))
+"""
+    result = compile_source(program(body, "compute"), "op", SPECS)
+    filecheck(
+        result.ir,
+        """
+        CHECK: ttl.sub
+        CHECK: ttl.unary neg
+        CHECK: ttl.mul
+        CHECK: ttl.add
+        CHECK: ttl.div
+        """,
+    )
+    filecheck(
+        result.sources["kern.cpp"],
+        """
+        CHECK: for (uint32_t t0 = 0; t0 < 4; t0 += 2) {
+        CHECK: sub_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i * 3);
+        CHECK: negative_tile(i * 3);
+        CHECK: mul_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i * 3 + 1);
+        CHECK: copy_tile(dfb_a_dfb, t, i * 3 + 2);
+        CHECK: add_binary_tile(i * 3 + 1, i * 3 + 2, i * 3 + 1);
+        CHECK: div_binary_tile(i * 3, i * 3 + 1, i * 3);
+        CHECK: pack_tile(i * 3, dfb_y_dfb, t0 + i);
+        """,
+    )
+
+
+def test_broadcast_forms_and_fill_shape_inference(compile_source):
+    body = """
+with c_dfb.wait() as col, r_dfb.wait() as row, s_dfb.wait() as one, y_dfb.reserve() as out:
+    out.store(ttl.math.broadcast(col, out, dims=[1]) + ttl.block.broadcast(row, dims=[0], shape=(2, 2)))
+with s_dfb.wait() as one, y_dfb.reserve() as out:
+    out.store(ttl.math.broadcast(one, dims=[0, 1]) * ttl.block.fill(2.0, shape=(2, 2)) - ttl.block.fill(0.5))
+"""
+    result = compile_source(program(body, "compute"), "op", SPECS)
+    filecheck(
+        result.ir,
+        """
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 1>} : !ttl.tiles<2x1xbf16> -> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 0>} : !ttl.tiles<1x2xbf16> -> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 0, 1>} : !ttl.tiles<1x1xbf16> -> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.fill 2.000000e+00 : f32 : !ttl.tiles<2x2xbf16>
+        CHECK: ttl.fill 5.000000e-01 : f32 : !ttl.tiles<2x2xbf16>
+        """,
+    )
+    filecheck(
+        result.sources["kern.cpp"],
+        """
+        CHECK: unary_bcast(dfb_c_dfb, i / 2, i * 2, BroadcastType::COL);
+        CHECK: unary_bcast(dfb_r_dfb, i % 2, i * 2 + 1, BroadcastType::ROW);
+        CHECK: unary_bcast(dfb_s_dfb, 0, i * 2, BroadcastType::SCALAR);
+        CHECK: fill_tile_bitcast(i * 2 + 1, 0x40000000u);
+        CHECK: mul_binary_tile(i * 2, i * 2 + 1, i * 2);
+        CHECK: fill_tile_bitcast(i * 2 + 1, 0x3f000000u);
+        CHECK: sub_binary_tile(i * 2, i * 2 + 1, i * 2);
+        """,
+    )
+
+
+@pytest.mark.parametrize(
+    "expr,message",
+    [
+        ("ttl.math.broadcast(blk, dims=[0])", "cannot broadcast a (2, 2) block along dims [0]"),
+        ("blk + ttl.math.broadcast(col, dims=[1], shape=(2, 3))", "operands of '+' have shapes"),
+        ("ttl.math.exp(blk) @ blk", "the operand of '@' must be a block"),
+        ("blk + col @ col", "cannot multiply blocks of shapes (2, 1) and (2, 1)"),
+        ("blk + 1", "int value cannot be used in block math"),
+    ],
+)
+def test_block_math_shape_errors(compile_error, expr, message):
+    body = f"""
+with a_dfb.wait() as blk, c_dfb.wait() as col, y_dfb.reserve() as out:
+    out.store({expr})  # ERROR
+"""
+    err = compile_error(program(body, "compute"), "op", SPECS)
+    assert message in err.message
+
+
+def test_loop_variables_poisoned_after_loop(compile_error):
+    body = """
+for i in range(3):
+    last = i
+n = last  # ERROR
+"""
+    err = compile_error(program(body), "op", SPECS)
+    assert "'last' is assigned inside the for loop" in err.message
+
+
+def test_explicit_acquire_release_without_with(compile_source):
+    body = """
+for i in range(2):
+    blk = a_dfb.reserve()
+    tx = ttl.copy(a[0:2, 2 * i:2 * i + 2], blk)
+    tx.wait()
+    blk.push()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    filecheck(
+        result.sources["kern.cpp"],
+        """
+        CHECK: cb_reserve_back(dfb_a_dfb, 4);
+        CHECK-NEXT: const uint32_t blk_addr = get_write_ptr(dfb_a_dfb);
+        CHECK: noc_async_read_tile(
+        CHECK: noc_async_read_barrier();
+        CHECK: cb_push_back(dfb_a_dfb, 4);
+        """,
+    )
+
+
+def test_kernel_selector_on_decorators(compile_source):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        @ttl.compute(kernel=ttl.KernelKind.COMPUTE)
+        def c():
+            pass
+
+        @ttl.datamovement(kernel=ttl.KernelKind.DATA_MOVEMENT)
+        def d():
+            pass
+    """
+    m = compile_source(src, "op", {"a": "bf16[32,32]"}).manifest
+    assert [(k["name"], k["processor_slot"]) for k in m["kernels"]] == [("c", "compute"), ("d", "dm0")]
+
+
+def test_dialect_round_trips(compile_source):
+    from xdsl.context import Context
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.scf import Scf
+    from xdsl.parser import Parser
+
+    from ttl.compiler.dialect import TTL
+
+    body = """
+with a_dfb.wait() as blk, c_dfb.wait() as col, y_dfb.reserve() as out:
+    out.store(ttl.math.relu(blk + ttl.math.broadcast(col, dims=[-1])), acc=True)
+"""
+    result = compile_source(program(body, "compute"), "op", SPECS)
+    ctx = Context()
+    for dialect in (Builtin, Arith, Scf, TTL):
+        ctx.load_dialect(dialect)
+    parsed = Parser(ctx, result.ir).parse_module()
+    parsed.verify()
+    assert str(parsed) + "\n" == result.ir

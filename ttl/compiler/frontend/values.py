@@ -14,7 +14,9 @@ While walking a kernel's AST the frontend binds Python names to:
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.ir import SSAValue
 
@@ -130,3 +132,20 @@ class BoundMethod:
 
     obj: object
     method: str
+
+
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def is_scalar(v: Any) -> bool:
+    """True for compile-time ints/bools and runtime scalars."""
+    return isinstance(v, Dyn | int)  # bool is an int
+
+
+def affine_of(v: Any) -> Affine | None:
+    """The affine form of an integer value, if known."""
+    if isinstance(v, Dyn):
+        return v.affine
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Affine(v)
+    return None

@@ -1,0 +1,345 @@
+"""Calls in kernel bodies: ttl intrinsics, DFB/block/transfer methods, tensor slices."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from ttl import dsl
+from ttl._intrinsic import intrinsic_name
+from ttl.compiler import dialect as d
+from ttl.compiler.emit.compute import plan_store
+from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.values import (
+    Affine,
+    BlockHandle,
+    BoundMethod,
+    Dyn,
+    SliceVal,
+    TransferHandle,
+    affine_of,
+    is_scalar,
+)
+from ttl.math import UNARY_FUNCTIONS
+
+_STATIC_BUILTINS = {builtins.min, builtins.max, builtins.abs, builtins.int, builtins.len}
+
+
+class CallsMixin:
+    """Call visitors and the block protocol (mixed into KernelCompiler)."""
+
+    # ------------------------------------------------------------ calls
+    def visit_Call(self, node: ast.Call) -> Any:
+        callee = self.visit(node.func)
+        if isinstance(callee, BoundMethod):
+            return self.call_method(callee, node)
+        if callee is dsl.grid_size:
+            return self.call_grid_size(node)
+        name = intrinsic_name(callee)
+        if name is not None:
+            if name.startswith("math."):
+                return self.call_unary(name, node)
+            return getattr(self, "call_" + name)(node)
+        if callee is builtins.range:
+            self.fail("range() is only supported as a for-loop iterable", node, "write 'for i in range(n):'")
+        if callee in _STATIC_BUILTINS:
+            args = [self.visit(a) for a in node.args]
+            if all(not isinstance(a, Dyn | BlockHandle | bx.Expr) for a in args) and not node.keywords:
+                return callee(*args)
+        fname = ast.unparse(node.func)
+        self.fail(
+            f"call to '{fname}' is not supported in a kernel",
+            node,
+            "kernels may call ttl functions (ttl.copy, ttl.math.*, ttl.node, ...) and DFB, "
+            "block and transfer methods; compute other values at the operation's top level",
+        )
+
+    def args(self, node: ast.Call, names: list[str], required: int) -> dict[str, Any]:
+        """Bind a call's positional/keyword arguments to ``names`` (first ``required`` needed)."""
+        fname = ast.unparse(node.func)
+        if len(node.args) > len(names):
+            self.fail(f"{fname}() takes at most {len(names)} arguments", node, None)
+        out: dict[str, Any] = {}
+        for n, a in zip(names, node.args, strict=False):
+            out[n] = self.visit(a)
+        for kw in node.keywords:
+            if kw.arg not in names or kw.arg in out:
+                self.fail(
+                    f"{fname}() got an unexpected keyword argument '{kw.arg}'",
+                    kw.value,
+                    f"its arguments are: {', '.join(names)}",
+                )
+            out[kw.arg] = self.visit(kw.value)
+        for n in names[:required]:
+            if n not in out:
+                self.fail(f"{fname}() is missing its '{n}' argument", node, None)
+        return out
+
+    def static_int(self, v: Any, node: ast.AST, what: str) -> int:
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+        self.fail(f"{what} must be a compile-time integer", node, "use a constant or a captured int")
+
+    def static_shape(self, v: Any, node: ast.AST) -> tuple[int, ...]:
+        if isinstance(v, int) and not isinstance(v, bool):
+            v = (v,)
+        if isinstance(v, tuple | list) and v and all(
+            isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v
+        ):
+            return tuple(v)
+        self.fail("shape must be a tuple of positive compile-time integers", node, "write shape=(1, 1)")
+
+    def call_grid_size(self, node: ast.Call) -> Any:
+        dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
+        sizes = dsl._flatten(self.model.grid, dims, 1)
+        return sizes[0] if dims == 1 else sizes
+
+    def call_node(self, node: ast.Call) -> Any:
+        dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
+        if dims < 1:
+            self.fail("dims must be at least 1", node, None)
+        x, y = (self.emit(d.NodeOp(i)).results[0] for i in (0, 1))
+        x.name_hint, y.name_hint = "node_x", "node_y"
+        dx, dy = Dyn(x, "int", Affine.var(x)), Dyn(y, "int", Affine.var(y))
+        if dims == 1:  # flatten: x varies fastest
+            return self.int_binop(ast.Add(), dx, self.int_binop(ast.Mult(), dy, self.model.grid[0], node), node)
+        return (dx, dy) + (0,) * (dims - 2)
+
+    def call_copy(self, node: ast.Call) -> TransferHandle:
+        if self.is_compute:
+            self.fail(
+                "ttl.copy is only allowed in data-movement kernels",
+                node,
+                "move the copy into a @ttl.datamovement() kernel and hand data to compute "
+                "through a DFB",
+            )
+        a = self.args(node, ["src", "dst"], 2)
+        src, dst = a["src"], a["dst"]
+        if isinstance(src, SliceVal) and isinstance(dst, BlockHandle):
+            blk, sl, is_read = dst, src, True
+        elif isinstance(src, BlockHandle) and isinstance(dst, SliceVal):
+            blk, sl, is_read = src, dst, False
+        else:
+            self.fail(
+                f"ttl.copy needs a tensor slice and a block, got {self.describe(src)} and "
+                f"{self.describe(dst)}",
+                node,
+                "write ttl.copy(t[r, c], blk) to read or ttl.copy(blk, t[r, c]) to write",
+            )
+        self.check_live(blk, node)
+        if is_read and blk.acquire != "reserve":
+            self.fail(
+                f"cannot copy into {blk.describe()}: it was acquired with wait()",
+                node,
+                "copy into a block acquired with reserve()",
+            )
+        if sl.sizes != blk.dfb.shape:
+            self.fail(
+                f"slice shape {bx._fmt(sl.sizes)} differs from the block shape "
+                f"{bx._fmt(blk.dfb.shape)} of '{blk.dfb.name}'",
+                sl.node,
+                f"slice exactly one block of {bx._fmt(blk.dfb.shape)} tiles, e.g. "
+                f"t[r:r + {blk.dfb.shape[0]}, ...]",
+            )
+        if sl.tensor.dtype != blk.dfb.dtype:
+            self.fail(
+                f"tensor '{sl.tensor.name}' is {sl.tensor.dtype} but '{blk.dfb.name}' holds "
+                f"{blk.dfb.dtype}",
+                node,
+                "make the DFB like a tensor of the same dtype",
+            )
+        offsets = [self.to_ssa(o, sl.node) for o in sl.offsets]
+        sop = self.emit(d.SliceOp(self.ref(sl.tensor.name, True), offsets, sl.sizes))
+        a_, b_ = (sop.results[0], blk.value) if is_read else (blk.value, sop.results[0])
+        cop = self.emit(d.CopyOp(a_, b_))
+        tx = TransferHandle(cop.results[0], is_read, blk)
+        blk.pending.append(tx)
+        return tx
+
+    def call_unary(self, name: str, node: ast.Call) -> bx.Expr:
+        fn = name.split(".", 1)[1]
+        assert fn in UNARY_FUNCTIONS
+        x = self.args(node, ["x"], 1)["x"]
+        return bx.Unary(node, fn, self.block_operand(x, node))
+
+    def call_broadcast(self, node: ast.Call) -> bx.Expr:
+        a = self.args(node, ["x", "out", "dims", "shape"], 1)
+        if "dims" not in a:
+            self.fail("broadcast() needs dims=[...]", node, "e.g. ttl.math.broadcast(x, dims=[-1])")
+        dims = a["dims"]
+        if not isinstance(dims, list | tuple) or not dims:
+            self.fail("dims must be a list of compile-time integers", node, "write dims=[-1]")
+        dims_t = tuple(self.static_int(x, node, "each broadcast dim") for x in dims)
+        shape = None
+        if a.get("shape") is not None:
+            shape = self.static_shape(a["shape"], node)
+        elif isinstance(a.get("out"), BlockHandle):
+            shape = a["out"].dfb.shape
+        elif a.get("out") is not None:
+            self.fail("the second argument of broadcast must be a block", node, None)
+        return bx.Broadcast(node, self.block_operand(a["x"], node), dims_t, shape)
+
+    def call_fill(self, node: ast.Call) -> bx.Expr:
+        if not self.is_compute:
+            self.block_operand(None, node)
+        a = self.args(node, ["value", "shape", "dtype"], 1)
+        value, shape = a["value"], a.get("shape")
+        if isinstance(value, BlockHandle):  # ttl.math.fill(blk, value) form
+            shape, value = value.dfb.shape, shape
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.fail("the fill value must be a compile-time number", node, "e.g. fill(0.0, shape=(1, 1))")
+        return bx.Fill(node, float(value), None if shape is None else self.static_shape(shape, node))
+
+    # ------------------------------------------------------------ methods
+    def call_method(self, m: BoundMethod, node: ast.Call) -> Any:
+        obj = m.obj
+        if isinstance(obj, dsl.DataflowBuffer):
+            self.args(node, [], 0)
+            op = d.ReserveOp if m.method == "reserve" else d.WaitOp
+            res = self.emit(op(self.ref(obj.name, False))).results[0]
+            h = BlockHandle(res, obj, m.method, node, self.loop_depth)
+            self.handles.append(h)
+            return h
+        if isinstance(obj, TransferHandle):
+            self.args(node, [], 0)
+            if obj.waited:
+                self.fail("this transfer was already waited on", node, "wait on a transfer once")
+            self.emit(d.TransferWaitOp(obj.value))
+            obj.waited = True
+            obj.block.pending = [t for t in obj.block.pending if t is not obj]
+            return None
+        assert isinstance(obj, BlockHandle)
+        if m.method == "store":
+            return self.store(obj, node)
+        self.args(node, ["kernel"], 0)
+        if m.method != obj.release_name:
+            self.fail(
+                f"{obj.describe()} was acquired with {obj.acquire}() and is released with "
+                f"{obj.release_name}(), not {m.method}()",
+                node,
+                f"call {obj.name or 'blk'}.{obj.release_name}()",
+            )
+        self.release(obj, node, implicit=False)
+        return None
+
+    def check_live(self, h: BlockHandle, node: ast.AST) -> None:
+        if h.released_line is not None:
+            self.fail(
+                f"{h.describe()} is used after its release on line {h.released_line}",
+                node,
+                f"use the block before {h.release_name}(), or acquire a new one",
+            )
+
+    def release(self, h: BlockHandle, node: ast.AST, implicit: bool) -> None:
+        """Emit push/pop for ``h`` after checking the protocol."""
+        if not implicit and h.with_line is not None:
+            self.fail(
+                f"{h.describe()} is released twice: 'with' on line {h.with_line} already "
+                f"releases it at the end of its scope",
+                node,
+                f"remove this {h.release_name}(), or acquire the block without 'with'",
+            )
+        self.check_live(h, node)
+        if not implicit and h.loop_depth != self.loop_depth:
+            self.fail(
+                f"{h.describe()} is acquired outside this loop but released inside it",
+                node,
+                "acquire and release a block in the same loop iteration",
+            )
+        for tx in h.pending:
+            self.fail(
+                f"{h.describe()} is released while a copy "
+                f"{'into' if tx.is_read else 'from'} it is still in flight",
+                node,
+                "call .wait() on the transfer returned by ttl.copy before releasing the block",
+            )
+        self.emit((d.PushOp if h.acquire == "reserve" else d.PopOp)(h.value))
+        h.released_line = getattr(node, "lineno", 0)
+
+    def store(self, h: BlockHandle, node: ast.Call) -> None:
+        if not self.is_compute:
+            self.fail(
+                "block math (store) is only allowed in compute kernels",
+                node,
+                "store in the @ttl.compute() kernel; data-movement kernels use ttl.copy",
+            )
+        a = self.args(node, ["expr", "acc"], 1)
+        self.check_live(h, node)
+        if h.acquire != "reserve":
+            self.fail(
+                f"cannot store into {h.describe()}: it was acquired with wait() and is read-only",
+                node,
+                "store into a block acquired with reserve() from an output DFB",
+            )
+        acc = a.get("acc", False)
+        if not isinstance(acc, bool):
+            self.fail("acc must be True or False", node, "write acc=True to accumulate")
+        expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
+        lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype)
+        shape = lowering.shape_of(expr)
+        if shape is not None and shape != h.dfb.shape:
+            self.fail(
+                f"cannot store a {bx._fmt(shape)} expression into {h.describe()} of shape "
+                f"{bx._fmt(h.dfb.shape)}",
+                node,
+                "store an expression with the block's shape",
+            )
+        value = lowering.lower(expr, h.dfb.shape)
+        store = self.emit(d.StoreOp(h.value, value, acc))
+        plan = plan_store(store, self.model.target)  # type: ignore[arg-type]
+        if plan is None or plan.chunk == 0:
+            self.fail(
+                f"this expression needs {plan.regs if plan else '?'} DST registers per tile but "
+                f"{self.model.target.name} has {plan.capacity if plan else '?'}",
+                node,
+                "split the expression: store part of it into an intermediate DFB block",
+            )
+        h.stored = True
+
+    # ------------------------------------------------------------ slices
+    def tensor_slice(self, t: dsl.TensorArg, node: ast.Subscript) -> SliceVal:
+        tiles = t.spec.tile_shape
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(elts) > len(tiles):
+            self.fail(
+                f"tensor '{t.name}' has {len(tiles)} dimensions but is indexed with {len(elts)}",
+                node,
+                "index each dimension once, in tile units",
+            )
+        offsets: list[int | Dyn] = []
+        sizes: list[int] = []
+        for i, extent in enumerate(tiles):
+            e = elts[i] if i < len(elts) else None
+            if e is None or isinstance(e, ast.Slice):
+                if e is not None and e.step is not None:
+                    self.fail("slice steps are not supported", e, "write t[a:b]")
+                lo = self.visit(e.lower) if e is not None and e.lower is not None else 0
+                hi = self.visit(e.upper) if e is not None and e.upper is not None else extent
+                la, ha = affine_of(lo), affine_of(hi)
+                size = ha.sub(la).constant if la and ha else None
+                where = e if e is not None else node
+                if size is None:
+                    self.fail(
+                        f"the extent of dimension {i} of this slice is not a compile-time constant",
+                        where,
+                        "write bounds that differ by a constant, e.g. t[r * 2:(r + 1) * 2]",
+                    )
+                if size <= 0:
+                    self.fail(f"dimension {i} of this slice is empty", where, "write t[a:b] with b > a")
+                offset = lo
+            else:
+                offset, size, where = self.visit(e), 1, e
+            if not is_scalar(offset) or self._kind(offset) != "int":
+                self.fail(f"tensor indices must be integers, got {self.describe(offset)}", where, None)
+            if not isinstance(offset, Dyn) and (offset < 0 or offset + size > extent):
+                shown = f"{offset}" if size == 1 else f"{offset}:{offset + size}"
+                self.fail(
+                    f"slice [{shown}] is out of bounds for dimension {i} of tensor '{t.name}' "
+                    f"({extent} tiles)",
+                    where,
+                    f"indices are in tiles: use 0 <= index < {extent}",
+                )
+            offsets.append(offset)
+            sizes.append(size)
+        return SliceVal(t, offsets, tuple(sizes), node)

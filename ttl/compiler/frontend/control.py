@@ -1,0 +1,259 @@
+"""Control flow of kernel bodies: for/while loops, if/elif/else, ``with`` blocks.
+
+Loop-carried and branch-merged scalars become scf iter-args/results; the
+block protocol is checked per region (acquired blocks released in the region).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import i1, i32
+from xdsl.ir import Block, Region, SSAValue
+
+from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.scopes import assigned_names
+from ttl.compiler.frontend.values import (
+    IDENT,
+    Affine,
+    BlockHandle,
+    Dyn,
+    Poison,
+    TransferHandle,
+    is_scalar,
+)
+
+
+class ControlFlowMixin:
+    """Statement visitors for structured control flow (mixed into KernelCompiler)."""
+
+    # ------------------------------------------------------------ control flow
+    def _snapshot_handles(self) -> list[tuple[BlockHandle, int | None, bool]]:
+        return [(h, h.released_line, h.stored) for h in self.handles]
+
+    def _check_region_releases(self, start: int, node: ast.AST, region: str) -> None:
+        for h in self.handles[start:]:
+            if h.released_line is None and h.with_line is None:
+                self.fail(
+                    f"{h.describe()} is acquired inside {region} but not released in it",
+                    h.node,
+                    f"release it with {h.name or 'blk'}.{h.release_name}() in the same "
+                    f"{region}, or use 'with'",
+                )
+
+    def _carried(self, stmts: list[ast.stmt], exclude: set[str]) -> tuple[list[str], list[str]]:
+        """Names assigned in ``stmts``: (scalars bound before -> loop-carried, the rest)."""
+        carried, other = [], []
+        for name in assigned_names(stmts):
+            if name in exclude:
+                continue
+            if name in self.vars and is_scalar(self.vars[name]):
+                carried.append(name)
+            else:
+                other.append(name)
+        return carried, other
+
+    def _kind(self, v: Any) -> str:
+        if isinstance(v, Dyn):
+            return v.kind
+        return "bool" if isinstance(v, bool) else "int"
+
+    def _yield_values(self, names: list[str], kinds: list[str], node: ast.AST) -> list[SSAValue]:
+        out = []
+        for name, kind in zip(names, kinds, strict=True):
+            v = self.vars.get(name)
+            if isinstance(v, Poison) or not is_scalar(v) or self._kind(v) != kind:
+                self.fail(
+                    f"'{name}' must stay a{'n' if kind == 'int' else ''} {kind} across this "
+                    f"{'loop' if isinstance(node, ast.For | ast.While) else 'if'}",
+                    node,
+                    "use a separate variable for values of another kind",
+                )
+            out.append(self.to_ssa(v, node))
+        return out
+
+    def _poison_after(self, names: list[str], node: ast.AST, what: str) -> None:
+        for name in names:
+            self.vars[name] = Poison(
+                f"'{name}' is assigned inside the {what} on line {node.lineno} "  # type: ignore[attr-defined]
+                "and cannot be used after it"
+            )
+
+    def _range_bounds(self, it: ast.expr) -> tuple[Any, Any, int]:
+        callee = self.visit(it.func) if isinstance(it, ast.Call) else None
+        if callee is not builtins.range or not isinstance(it, ast.Call):
+            self.fail(
+                "kernel for-loops must iterate over range(...)",
+                it,
+                "write 'for i in range(n):' (or range(start, stop[, step]))",
+            )
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            self.fail("range() takes 1 to 3 positional arguments", it, "write range(start, stop)")
+        args = [self.visit(a) for a in it.args]
+        for a, n in zip(args, it.args, strict=True):
+            if not (isinstance(a, Dyn) and a.kind == "int") and not (
+                isinstance(a, int) and not isinstance(a, bool)
+            ):
+                self.fail(f"range() bounds must be integers, got {self.describe(a)}", n, None)
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], 1)
+        if len(args) == 3:
+            step = args[2]
+            if not isinstance(step, int) or step <= 0:
+                self.fail(
+                    "range() step must be a positive compile-time integer",
+                    it.args[2],
+                    "use a positive constant step, or count up and compute the index",
+                )
+        return start, stop, step
+
+    def visit_For(self, node: ast.For) -> None:
+        if node.orelse:
+            self.fail("for-else is not supported in a kernel", node, "remove the else clause")
+        if not isinstance(node.target, ast.Name):
+            self.fail("the loop variable must be a single name", node.target, "write 'for i in ...'")
+        start, stop, step = self._range_bounds(node.iter)
+        lb, ub, st = (self.to_ssa(v, node) for v in (start, stop, step))
+        carried, other = self._carried(node.body, {node.target.id})
+        kinds = [self._kind(self.vars[n]) for n in carried]
+        inits = [self.to_ssa(self.vars[n], node) for n in carried]
+        body = Block(arg_types=[i32] + [i1 if k == "bool" else i32 for k in kinds])
+        saved = dict(self.vars)
+        iv = body.args[0]
+        if IDENT.match(node.target.id) and not node.target.id.startswith("_"):
+            iv.name_hint = node.target.id
+        self.vars[node.target.id] = Dyn(iv, "int", Affine.var(iv))
+        for name, kind, arg in zip(carried, kinds, body.args[1:], strict=True):
+            self.bind(name, Dyn(arg, kind, Affine.var(arg) if kind == "int" else None))
+        start_handles = len(self.handles)
+        self.blocks.append(body)
+        self.loop_depth += 1
+        self.visit_body(node.body)
+        self.stmt = node
+        self._check_region_releases(start_handles, node, "a loop iteration")
+        self.emit(scf.YieldOp(*self._yield_values(carried, kinds, node)))
+        self.loop_depth -= 1
+        self.blocks.pop()
+        loop = self.emit(scf.ForOp(lb, ub, st, inits, body))
+        self.vars = saved
+        for name, kind, res in zip(carried, kinds, loop.results, strict=True):
+            self.bind(name, Dyn(res, kind))
+        self._poison_after(other + [node.target.id], node, "for loop")
+
+    def visit_While(self, node: ast.While) -> None:
+        if node.orelse:
+            self.fail("while-else is not supported in a kernel", node, "remove the else clause")
+        cond = self.visit(node.test)
+        if isinstance(cond, bool | int) and not isinstance(cond, Dyn):
+            if not cond:
+                return
+            self.fail(
+                "this while loop never ends: its condition is always true",
+                node.test,
+                "loop on a runtime condition, or use for i in range(n)",
+            )
+        carried, other = self._carried(node.body, set())
+        kinds = [self._kind(self.vars[n]) for n in carried]
+        inits = [self.to_ssa(self.vars[n], node) for n in carried]
+        types_ = [i1 if k == "bool" else i32 for k in kinds]
+        before, after = Block(arg_types=types_), Block(arg_types=types_)
+        saved = dict(self.vars)
+        for name, kind, arg in zip(carried, kinds, before.args, strict=True):
+            self.bind(name, Dyn(arg, kind))
+        self.blocks.append(before)
+        test = self.truth(self.visit(node.test), node.test)
+        self.emit(scf.ConditionOp(test, *before.args))
+        self.blocks.pop()
+        for name, kind, arg in zip(carried, kinds, after.args, strict=True):
+            self.bind(name, Dyn(arg, kind))
+        start_handles = len(self.handles)
+        self.blocks.append(after)
+        self.loop_depth += 1
+        self.visit_body(node.body)
+        self.stmt = node
+        self._check_region_releases(start_handles, node, "a loop iteration")
+        self.emit(scf.YieldOp(*self._yield_values(carried, kinds, node)))
+        self.loop_depth -= 1
+        self.blocks.pop()
+        loop = self.emit(scf.WhileOp(inits, types_, Region(before), Region(after)))
+        self.vars = saved
+        for name, kind, res in zip(carried, kinds, loop.results, strict=True):
+            self.bind(name, Dyn(res, kind))
+        self._poison_after(other, node, "while loop")
+
+    def visit_If(self, node: ast.If) -> None:
+        cond = self.visit(node.test)
+        if not isinstance(cond, Dyn):
+            if isinstance(cond, BlockHandle | bx.Expr | TransferHandle):
+                self.fail(f"cannot branch on {self.describe(cond)}", node.test, None)
+            self.visit_body(node.body if cond else node.orelse)
+            return
+        test = self.truth(cond, node.test)
+        names = assigned_names(node.body + node.orelse)
+        before_vars = dict(self.vars)
+        before_handles = self._snapshot_handles()
+
+        def run(stmts: list[ast.stmt]) -> tuple[Block, dict[str, Any], list[Any]]:
+            self.vars = dict(before_vars)
+            for h, rel, stored in before_handles:
+                h.released_line, h.stored = rel, stored
+            blk = Block()
+            self.blocks.append(blk)
+            start = len(self.handles)
+            self.visit_body(stmts)
+            self.stmt = node
+            self._check_region_releases(start, node, "an if branch")
+            self.blocks.pop()
+            return blk, self.vars, [h.released_line for h, _, _ in before_handles]
+
+        then_blk, then_vars, then_rel = run(node.body)
+        else_blk, else_vars, else_rel = run(node.orelse)
+        for (h, _, _), a, b in zip(before_handles, then_rel, else_rel, strict=True):
+            if (a is None) != (b is None):
+                self.fail(
+                    f"{h.describe()} is released on only one branch of this if",
+                    node,
+                    "release the block on both branches, or after the if",
+                )
+            h.released_line = a or b
+        results = [
+            n for n in names
+            if is_scalar(then_vars.get(n)) and is_scalar(else_vars.get(n))
+            and self._kind(then_vars[n]) == self._kind(else_vars[n])
+        ]
+        kinds = [self._kind(then_vars[n]) for n in results]
+        for blk, scope in ((then_blk, then_vars), (else_blk, else_vars)):
+            self.vars = scope
+            self.blocks.append(blk)
+            self.emit(scf.YieldOp(*self._yield_values(results, kinds, node)))
+            self.blocks.pop()
+        op = self.emit(
+            scf.IfOp(test, [i1 if k == "bool" else i32 for k in kinds], [then_blk], [else_blk])
+        )
+        self.vars = before_vars
+        for name, kind, res in zip(results, kinds, op.results, strict=True):
+            self.bind(name, Dyn(res, kind))
+        self._poison_after([n for n in names if n not in results], node, "if statement")
+
+    def visit_With(self, node: ast.With) -> None:
+        acquired: list[BlockHandle] = []
+        for item in node.items:
+            value = self.visit(item.context_expr)
+            if not isinstance(value, BlockHandle) or value.with_line is not None or not (
+                isinstance(item.context_expr, ast.Call)
+            ):
+                self.fail(
+                    "'with' needs a block acquisition",
+                    item.context_expr,
+                    "write 'with dfb.reserve() as blk:' or 'with dfb.wait() as blk:'",
+                )
+            value.with_line = node.lineno
+            if item.optional_vars is not None:
+                self._assign_target(item.optional_vars, value)
+            acquired.append(value)
+        self.visit_body(node.body)
+        self.stmt = node
+        for h in reversed(acquired):
+            self.release(h, node, implicit=True)

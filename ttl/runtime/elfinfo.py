@@ -14,8 +14,8 @@ from elftools.elf.elffile import ELFFile
 from ttl.runtime import memmap
 from ttl.runtime.errors import LaunchError
 
-# API implementation file: a stop inside it is reported at the kernel's call site.
-_API_IMPL_FILE = "kernel_api_impl.h"
+# Kernel API headers: code inlined from them is reported at the kernel's call site.
+_API_FILES = frozenset({"kernel_api.h", "kernel_api_impl.h"})
 _EXIT_SYMBOL = "__ttl_exit"
 _STOP_SYMBOL = "__ttl_stop"
 
@@ -33,6 +33,8 @@ class ElfImage:
     _raw: bytes = field(repr=False)
     _lines: tuple[list[int], list[tuple[str, int]]] | None = field(default=None, repr=False)
     _symbols: list[tuple[int, int, str]] | None = field(default=None, repr=False)
+    # Inlined calls: (low, high, depth, call file, call line), from DWARF.
+    _inlined: list[tuple[int, int, int, str, int]] | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ElfImage:
@@ -136,19 +138,88 @@ class ElfImage:
                 return name
         return None
 
-    def describe_location(self, pc: int, ra: int | None = None) -> str:
-        """A human-readable program point; stops inside the API name the caller's line."""
+    def _inlined_calls(self) -> list[tuple[int, int, int, str, int]]:
+        if self._inlined is None:
+            self._inlined = []
+            elf = self._elf()
+            if elf.has_dwarf_info():
+                dwarf = elf.get_dwarf_info()
+                for cu in dwarf.iter_CUs():
+                    self._collect_inlined(dwarf, cu)
+        return self._inlined
+
+    def _collect_inlined(self, dwarf, cu) -> None:
+        prog = dwarf.line_program_for_CU(cu)
+        files = _file_names(prog) if prog is not None else {}
+        rangelists = dwarf.range_lists()
+        base = cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+        base = base.value if base else 0
+
+        def walk(die, depth):
+            for child in die.iter_children():
+                d = depth
+                if child.tag == "DW_TAG_inlined_subroutine":
+                    d = depth + 1
+                    attrs = child.attributes
+                    call = (files.get(attrs["DW_AT_call_file"].value, "?"),
+                            attrs["DW_AT_call_line"].value) if "DW_AT_call_line" in attrs else None
+                    for lo, hi in _die_ranges(child, rangelists, base, cu) if call else ():
+                        self._inlined.append((lo, hi, d, call[0], call[1]))
+                walk(child, d)
+
+        walk(cu.get_top_DIE(), 0)
+
+    def source_location(self, pc: int) -> tuple[str, int] | None:
+        """(file, line) of ``pc`` in the kernel's own code.
+
+        Code inlined from the API implementation is attributed, through the
+        DWARF inlined-call records, to the kernel line that called the API.
+        """
         line = self.line_at(pc)
-        if line and os.path.basename(line[0]) == _API_IMPL_FILE and ra:
-            caller = self.line_at(ra - 4)
-            api = _demangle(self.function_at(pc))
-            if caller:
-                return f"{caller[0]}:{caller[1]} (in {api}, pc {pc:#x})"
+        if line is None or os.path.basename(line[0]) not in _API_FILES:
+            return line
+        calls = sorted((c for c in self._inlined_calls() if c[0] <= pc < c[1]),
+                       key=lambda c: -c[2])
+        for _, _, _, file, lineno in calls:  # innermost inlined call first
+            line = (file, lineno)
+            if os.path.basename(file) not in _API_FILES:
+                break
+        return line
+
+    def describe_location(self, pc: int) -> str:
+        """A human-readable program point for ``pc`` (file:line with -g)."""
+        line = self.source_location(pc)
         if line:
             return f"{line[0]}:{line[1]} (pc {pc:#x})"
         func = _demangle(self.function_at(pc))
         where = f" in {func}" if func else ""
         return f"pc {pc:#x}{where} (no line info: compile the kernel with -g)"
+
+
+def _die_ranges(die, rangelists, base: int, cu) -> list[tuple[int, int]]:
+    """Address ranges covered by a DIE (low/high pc or a range list)."""
+    attrs = die.attributes
+    if "DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs:
+        lo = attrs["DW_AT_low_pc"].value
+        hi = attrs["DW_AT_high_pc"]
+        return [(lo, hi.value if hi.form == "DW_FORM_addr" else lo + hi.value)]
+    if "DW_AT_ranges" in attrs and rangelists is not None:
+        try:
+            entries = rangelists.get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=cu)
+        except Exception:  # noqa: BLE001 - exotic range forms: no inlining info, not an error
+            return []
+        out = []
+        for e in entries:
+            name = type(e).__name__
+            if name == "RangeEntry":
+                lo, hi = (e.begin_offset, e.end_offset)
+                if not getattr(e, "is_absolute", False):
+                    lo, hi = lo + base, hi + base
+                out.append((lo, hi))
+            elif name == "BaseAddressEntry":
+                base = e.base_address
+        return out
+    return []
 
 
 def _file_names(prog) -> dict[int, str]:

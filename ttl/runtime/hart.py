@@ -32,7 +32,7 @@ from unicorn import (
     Uc,
     UcError,
 )
-from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_RA
+from unicorn.riscv_const import UC_RISCV_REG_PC
 from unicorn.unicorn_const import UC_ERR_INSN_INVALID
 
 from ttl.runtime import memmap
@@ -138,7 +138,7 @@ class Hart:
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._error: Exception | None = None
         self._bad_access: tuple[int, int, int] | None = None
-        self._trap: int | None = None
+        self._trap: tuple[int, int] | None = None  # (cause, pc)
 
     # -------------------------------------------------------------- running
     def run(self, quantum: int) -> None:
@@ -153,8 +153,10 @@ class Hart:
         if self._error is not None:
             raise self._error
         if self._trap is not None:
-            pc = self.uc.reg_read(UC_RISCV_REG_PC)
-            raise self._fault(f"trap: {_TRAPS.get(self._trap, f'exception {self._trap}')}", pc)
+            cause, pc = self._trap
+            if cause == 2:
+                pc = self._illegal_pc(pc)
+            raise self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
         resume = int(mb[memmap.MB_RESUME])
         if resume == image.exit_pc + 4:
             self.state = HartState.DONE
@@ -218,15 +220,13 @@ class Hart:
             elif offset == memmap.MMIO_COP_FLUSH:
                 self.cop.drain(self.queue32)
             elif offset == memmap.MMIO_ERROR:
-                raise DeviceFault(self._api_error(value, int(self.mailbox[0]), int(self.mailbox[1])))
+                mb = self.mailbox
+                raise DeviceFault(self._api_error(value, int(mb[memmap.MB_A]), int(mb[memmap.MB_B])),
+                                  ra=int(mb[memmap.MB_SITE]))
             else:
                 raise DeviceFault(f"write to unknown MMIO register {memmap.MMIO_BASE + offset:#x}")
         except DeviceFault as e:
-            if e.ra:
-                self._error = self._fault(str(e), e.ra - 4)
-            else:
-                self._error = self._fault(str(e), uc.reg_read(UC_RISCV_REG_PC),
-                                          uc.reg_read(UC_RISCV_REG_RA))
+            self._error = self._fault(str(e), e.ra - 4 if e.ra else uc.reg_read(UC_RISCV_REG_PC))
             uc.emu_stop()
         except Exception as e:  # noqa: BLE001 - an emulator bug: re-raised after emu_start
             self._error = e
@@ -237,27 +237,38 @@ class Hart:
         return False
 
     def _on_interrupt(self, uc, intno, user_data):
-        self._trap = intno
+        self._trap = (intno, uc.reg_read(UC_RISCV_REG_PC))
         uc.emu_stop()
 
     # ---------------------------------------------------------------- errors
-    def context(self, pc: int, ra: int | None = None) -> KernelContext:
+    def context(self, pc: int) -> KernelContext:
         return KernelContext(self.kernel, self.node.coord, self.slot, pc,
-                             self.image.describe_location(pc, ra))
+                             self.image.describe_location(pc))
 
-    def _fault(self, message: str, pc: int, ra: int | None = None) -> KernelError:
-        return KernelFaultError(message, self.context(pc, ra))
+    def _fault(self, message: str, pc: int) -> KernelError:
+        return KernelFaultError(message, self.context(pc))
+
+    def _illegal_pc(self, pc: int) -> int:
+        """Unicorn may report the instruction after an illegal one; find the culprit."""
+
+        def plausible(addr: int) -> bool:
+            try:
+                insn = int.from_bytes(self.uc.mem_read(addr, 4), "little")
+            except UcError:
+                return False
+            return insn & 3 == 3 and insn != 0xFFFFFFFF
+
+        return pc - 4 if plausible(pc) and not plausible(pc - 4) else pc
 
     def _uc_fault(self, err: UcError) -> KernelError:
         pc = self.uc.reg_read(UC_RISCV_REG_PC)
-        ra = self.uc.reg_read(UC_RISCV_REG_RA)
         if self._bad_access is not None:
             access, addr, size = self._bad_access
             what = _ACCESS.get(access, "invalid access to")
-            return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc, ra)
+            return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc)
         if err.errno == UC_ERR_INSN_INVALID:
-            return self._fault("illegal instruction", pc, ra)
-        return self._fault(f"CPU fault: {err}", pc, ra)
+            return self._fault("illegal instruction", pc)
+        return self._fault(f"CPU fault: {err}", pc)
 
     def _api_error(self, kind: int, a: int, b: int) -> str:
         if kind == memmap.ERR_ARG_INDEX:

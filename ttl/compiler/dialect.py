@@ -121,10 +121,12 @@ class UnaryFnAttr(EnumAttribute[UnaryFnEnum], SpacedOpaqueSyntaxAttribute):
 
 
 class _ShapedType(ParametrizedAttribute, TypeAttribute):
-    """Common form ``!ttl.<name><AxBxelem>``: a static shape and an element type."""
+    """Common form ``!ttl.<name><AxBxelem>``: a static shape and an element type.
 
-    shape: ArrayAttr[IntAttr] = param_def()
-    element_type: Attribute = param_def()
+    Subclasses declare the two parameters themselves (``shape``, then
+    ``element_type``): IRDL only compares and hashes parameters declared on
+    the decorated class.
+    """
 
     def __init__(self, shape: Sequence[int], element_type: Attribute):
         super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type)
@@ -164,12 +166,18 @@ class TensorType(_ShapedType):
 
     name = "ttl.tensor"
 
+    shape: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
+
 
 @irdl_attr_definition
 class DFBType(_ShapedType):
     """A dataflow buffer; shape of one block in tiles."""
 
     name = "ttl.dfb"
+
+    shape: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
 
 
 @irdl_attr_definition
@@ -178,6 +186,9 @@ class BlockType(_ShapedType):
 
     name = "ttl.block"
 
+    shape: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
+
 
 @irdl_attr_definition
 class TilesType(_ShapedType):
@@ -185,12 +196,18 @@ class TilesType(_ShapedType):
 
     name = "ttl.tiles"
 
+    shape: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
+
 
 @irdl_attr_definition
 class SliceType(_ShapedType):
     """A view of a tensor in tile units; shape in tiles."""
 
     name = "ttl.slice"
+
+    shape: ArrayAttr[IntAttr] = param_def()
+    element_type: Attribute = param_def()
 
 
 @irdl_attr_definition

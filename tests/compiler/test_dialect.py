@@ -1,0 +1,108 @@
+"""IR invariants of the ttl dialect (verify_ methods)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, bf16, f32
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from ttl.compiler import dialect as d
+
+T22 = d.TilesType((2, 2), bf16)
+
+
+def add(kb: Block, op):
+    kb.add_op(op)
+    return op
+
+
+def build(kind: d.KernelKindEnum, body: Callable[[Block], None]) -> ModuleOp:
+    top = Block()
+    top.add_op(d.TensorOp("a", 0, d.TensorType((64, 64), bf16)))
+    top.add_op(d.DFBOp("a_dfb", "a", d.DFBType((2, 2), bf16), 2, 2048))
+    kb = Block()
+    body(kb)
+    top.add_op(d.KernelOp("k", kind, "op.k", Region(kb)))
+    return ModuleOp([d.OperationOp("op", (1, 1), "wormhole_b0", "id", Region(top))])
+
+
+def dfb(kb: Block) -> SSAValue:
+    return add(kb, d.GetDFBOp("a_dfb", d.DFBType((2, 2), bf16))).results[0]
+
+
+def test_valid_module_verifies():
+    def body(kb):
+        w = add(kb, d.WaitOp(dfb(kb)))
+        r = add(kb, d.ReserveOp(dfb(kb)))
+        v = add(kb, d.ReadOp(w.result))
+        s = add(kb, d.AddOp(v.result, v.result, T22))
+        add(kb, d.StoreOp(r.result, s.result, acc=False))
+        add(kb, d.PushOp(r.result))
+        add(kb, d.PopOp(w.result))
+
+    build(d.KernelKindEnum.COMPUTE, body).verify()
+
+
+def _store_waited(kb):
+    w = add(kb, d.WaitOp(dfb(kb)))
+    v = add(kb, d.ReadOp(w.result))
+    add(kb, d.StoreOp(w.result, v.result, acc=False))
+
+
+def _push_waited(kb):
+    add(kb, d.PushOp(add(kb, d.WaitOp(dfb(kb))).result))
+
+
+def _copy_in_compute(kb):
+    t = add(kb, d.GetTensorOp("a", d.TensorType((64, 64), bf16)))
+    zero = add(kb, arith.ConstantOp.from_int_and_width(0, 32))
+    s = add(kb, d.SliceOp(t.result, [zero.result, zero.result], (2, 2)))
+    r = add(kb, d.ReserveOp(dfb(kb)))
+    add(kb, d.CopyOp(s.result, r.result))
+
+
+def _bad_broadcast(kb):
+    v = add(kb, d.ReadOp(add(kb, d.WaitOp(dfb(kb))).result))
+    add(kb, d.BroadcastOp(v.result, [0], d.TilesType((4, 2), bf16)))
+
+
+def _bad_matmul(kb):
+    v = add(kb, d.ReadOp(add(kb, d.WaitOp(dfb(kb))).result))
+    add(kb, d.MatmulOp(v.result, v.result, d.TilesType((2, 3), bf16)))
+
+
+def _unknown_symbol(kb):
+    add(kb, d.GetDFBOp("nope", d.DFBType((2, 2), bf16)))
+
+
+def _wrong_symbol_type(kb):
+    add(kb, d.GetDFBOp("a_dfb", d.DFBType((1, 1), f32)))
+
+
+def _mixed_dtypes(kb):
+    v = add(kb, d.ReadOp(add(kb, d.WaitOp(dfb(kb))).result))
+    f = add(kb, d.FillOp(1.0, d.TilesType((2, 2), f32)))
+    add(kb, d.AddOp(v.result, f.result, T22))
+
+
+@pytest.mark.parametrize(
+    "kind,body,message",
+    [
+        (d.KernelKindEnum.COMPUTE, _store_waited, "store needs a reserved block"),
+        (d.KernelKindEnum.COMPUTE, _push_waited, "'ttl.push' releases a block acquired by 'ttl.reserve'"),
+        (d.KernelKindEnum.COMPUTE, _copy_in_compute, "only valid in data-movement kernels"),
+        (d.KernelKindEnum.DATA_MOVEMENT, _store_waited, "only valid in compute kernels"),
+        (d.KernelKindEnum.COMPUTE, _bad_broadcast, "broadcast dim 0 must have size 1 in the operand"),
+        (d.KernelKindEnum.COMPUTE, _bad_matmul, "matmul result must be [M, N]"),
+        (d.KernelKindEnum.COMPUTE, _unknown_symbol, "nope"),
+        (d.KernelKindEnum.COMPUTE, _wrong_symbol_type, "differs from the declaration"),
+        (d.KernelKindEnum.COMPUTE, _mixed_dtypes, "operand 'rhs' at position 1 does not verify"),
+    ],
+)
+def test_invalid_ir_is_rejected(kind, body, message):
+    with pytest.raises(VerifyException, match=message.replace("[", r"\[").replace("]", r"\]")):
+        build(kind, body).verify()

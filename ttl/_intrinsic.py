@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ttl.errors import TTLCompileError
+from ttl.errors import TTLCompileError, caller_loc
 
 INTRINSIC_ATTR = "__ttl_intrinsic__"
 
@@ -23,6 +23,7 @@ def intrinsic(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             raise TTLCompileError(
                 f"ttl.{name}() can only be used inside a @ttl.compute() or "
                 f"@ttl.datamovement() kernel body",
+                caller_loc(2),
                 hint="move this call into a kernel function defined in the operation",
             )
 

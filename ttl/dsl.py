@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import contextvars
 import enum
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ttl._intrinsic import intrinsic
-from ttl.errors import SourceLoc, TTLCompileError
+from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 from ttl.specs import TensorSpec
 from ttl.targets import COMPUTE, DATA_MOVEMENT
 
@@ -48,20 +47,6 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"ttl.Kernel({self.kind}, name={self.name!r})"
-
-
-def caller_loc(depth: int = 2) -> SourceLoc:
-    """Source location of the call expression ``depth`` frames up."""
-    frame = sys._getframe(depth)
-    code = frame.f_code
-    line, col = frame.f_lineno, 0
-    positions = list(code.co_positions())
-    idx = frame.f_lasti // 2
-    if 0 <= idx < len(positions):
-        pline, _, pcol, _ = positions[idx]
-        if pline is not None and pcol is not None:
-            line, col = pline, pcol
-    return SourceLoc(code.co_filename, line, col)
 
 
 @dataclass

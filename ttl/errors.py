@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import linecache
+import sys
 from dataclasses import dataclass
 
 
@@ -46,3 +47,17 @@ class TTLCompileError(Exception):
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)
+
+
+def caller_loc(depth: int = 2) -> SourceLoc:
+    """Source location (line and column) of the call expression ``depth`` frames up."""
+    frame = sys._getframe(depth)
+    code = frame.f_code
+    line, col = frame.f_lineno, 0
+    positions = list(code.co_positions())
+    idx = frame.f_lasti // 2
+    if 0 <= idx < len(positions):
+        pline, _, pcol, _ = positions[idx]
+        if pline is not None and pcol is not None:
+            line, col = pline, pcol
+    return SourceLoc(code.co_filename, line, col)

@@ -6,8 +6,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ttl.dsl import caller_loc
-from ttl.errors import SourceLoc, TTLCompileError
+from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 
 Grid = tuple[int, ...] | str
 

@@ -400,3 +400,15 @@ def test_dfb_method_outside_kernel(compile_error):
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
     assert "reserve() on a dataflow buffer can only be used inside a kernel body" in err.message
+
+
+def test_kernel_intrinsic_at_top_level(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        x = ttl.node(dims=2)  # ERROR
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert "ttl.node() can only be used inside a @ttl.compute() or" in err.message

@@ -267,22 +267,52 @@ for i in range(2):
     )
 
 
-def test_kernel_selector_on_decorators(compile_source):
+def test_kernel_selectors_on_decorators(write_source):
+    from ttl.compiler.driver import compile_operation, load_operation
+
+    path = write_source(
+        """
+        import ttl
+
+        READER = ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)
+
+        @ttl.operation(grid=(1, 1))
+        def op(a):
+            @ttl.compute(kernel=ttl.KernelKind.COMPUTE)
+            def c():
+                pass
+
+            @ttl.datamovement()
+            def d():
+                pass
+
+            @ttl.datamovement(kernel=READER)
+            def e():
+                pass
+        """
+    )
+    op = load_operation(str(path), "op")
+    m = compile_operation(op, {"a": "bf16[32,32]"}).manifest
+    assert [(k["name"], k["kind"], k["processor_slot"]) for k in m["kernels"]] == [
+        ("c", "compute", "compute"),
+        ("d", "data_movement", "dm0"),
+        ("e", "data_movement", "dm1"),
+    ]
+    assert op.fn.__globals__["READER"].name == "op.e"
+
+
+def test_kernel_selector_kind_must_match_thread(compile_error):
     src = """
     import ttl
 
     @ttl.operation(grid=(1, 1))
     def op(a):
-        @ttl.compute(kernel=ttl.KernelKind.COMPUTE)
+        @ttl.compute(kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR
         def c():
             pass
-
-        @ttl.datamovement(kernel=ttl.KernelKind.DATA_MOVEMENT)
-        def d():
-            pass
     """
-    m = compile_source(src, "op", {"a": "bf16[32,32]"}).manifest
-    assert [(k["name"], k["processor_slot"]) for k in m["kernels"]] == [("c", "compute"), ("d", "dm0")]
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert "does not match the thread kind" in err.message
 
 
 def test_dialect_round_trips(compile_source):

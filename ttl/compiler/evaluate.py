@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttl.compiler.source import function_def, node_loc
-from ttl.dsl import _CONTEXT, DataflowBuffer, EvalContext, KernelKind, TensorArg, Thread
+from ttl.dsl import (
+    _CONTEXT,
+    DataflowBuffer,
+    EvalContext,
+    Kernel,
+    KernelKind,
+    TensorArg,
+    Thread,
+)
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
 from ttl.specs import TensorSpec
@@ -275,6 +283,9 @@ def _thread_models(op: Operation, ctx: EvalContext) -> list[ThreadModel]:
                 loc,
                 "give each kernel function a distinct name",
             )
+        if isinstance(thread.selector, Kernel):
+            # Bind the handle in place so runtime configuration can name this kernel.
+            thread.selector.name = f"{op.name}.{def_node.name}"
         model = ThreadModel(def_node.name, thread.kind, thread, filename, def_node)
         seen[def_node.name] = model
         models.append(model)

@@ -2,8 +2,9 @@
 
 Run by `ttl_operation` as one action per operation (Starlark in Bazel 4 cannot
 create one action per file of a tree artifact). For each `kernels[]` entry of
-the manifest: `<cxx> <copts> -I... -D<manifest defines> -D<rule defines>
-<linkopts> -T <linker script> <crt0> kernels/<source> -lgcc -o <out>/<stem>.elf`.
+the manifest: compile crt0 and `kernels/<source>` (`<cxx> <copts> -I...
+-D<manifest defines> -D<rule defines> -c`) to fixed object names, then link
+(`<cxx> <linkopts> -T <linker script> crt0.o <stem>.o -lgcc -o <out>/<stem>.elf`).
 
 The sandbox path is mapped to `.` (`-ffile-prefix-map`) and `-frandom-seed` is
 the kernel's name, so ELFs are byte-identical across output bases and
@@ -18,6 +19,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -28,12 +30,19 @@ _MISSING_HEADER = re.compile(
 )
 
 
-def kernel_command(args: argparse.Namespace, kernel: dict, cwd: str) -> tuple[list[str], str]:
+def kernel_commands(args: argparse.Namespace, kernel: dict, cwd: str) -> list[list[str]]:
+    """Compile crt0 and the kernel to fixed object names, then link.
+
+    Compiling and linking in one driver call would name the objects after
+    random temporary files, and the linker records those names in the ELF.
+    """
     source = os.path.join(args.kernels, kernel["source"])
     stem = os.path.splitext(kernel["source"])[0]
+    objs = os.path.join(args.out + ".objs", stem)
+    os.makedirs(objs, exist_ok=True)
     elf = os.path.join(args.out, stem + ".elf")
     defines = [f"-D{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
-    cmd = [
+    compile_flags = [
         args.cxx,
         f"-ffile-prefix-map={cwd}=.",
         # gcc does not forward the map to the assembler (crt0.S's comp_dir).
@@ -43,16 +52,16 @@ def kernel_command(args: argparse.Namespace, kernel: dict, cwd: str) -> tuple[li
         *defines,
         *[f"-D{d}" for d in args.define],
         f"-frandom-seed={stem}",
-        *args.linkopt,
-        "-T",
-        args.linker_script,
-        args.crt0,
-        source,
-        "-lgcc",
-        "-o",
-        elf,
+        "-c",
     ]
-    return cmd, elf
+    crt0_obj = os.path.join(objs, "crt0.o")
+    kernel_obj = os.path.join(objs, stem + ".o")
+    return [
+        [*compile_flags, args.crt0, "-o", crt0_obj],
+        [*compile_flags, source, "-o", kernel_obj],
+        [args.cxx, *args.linkopt, "-T", args.linker_script, crt0_obj, kernel_obj, "-lgcc",
+         "-o", elf],
+    ]
 
 
 def explain_failure(label: str, kernel: dict, output: str, manifest: dict) -> str:
@@ -105,8 +114,11 @@ def main(argv: list[str]) -> int:
         return 1
 
     def build(kernel: dict) -> tuple[dict, subprocess.CompletedProcess]:
-        cmd, _ = kernel_command(args, kernel, cwd)
-        return kernel, subprocess.run(cmd, capture_output=True, text=True, check=False)
+        for cmd in kernel_commands(args, kernel, cwd):
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                break
+        return kernel, proc
 
     workers = max(1, min(len(kernels), os.cpu_count() or 1))
     status = 0
@@ -116,6 +128,7 @@ def main(argv: list[str]) -> int:
                 status = 1
                 output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
                 sys.stderr.write(explain_failure(args.label, kernel, output, manifest))
+    shutil.rmtree(args.out + ".objs", ignore_errors=True)
     return status
 
 

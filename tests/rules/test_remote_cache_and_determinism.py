@@ -1,0 +1,87 @@
+"""Hermetic, cacheable bundles: determinism, worker identity, remote cache.
+
+Three output bases (different absolute paths, their own Bazel servers) build
+every example:
+
+* A: the compiler as a persistent worker, uploading to a real HTTP cache
+  (nginx with WebDAV PUT on loopback, started and stopped here);
+* B: no worker (sandboxed compiler), no remote cache: its bundles must be
+  byte-identical to A's (determinism across output bases, and worker vs
+  one-shot identity);
+* C: empty, with the remote cache: every action must be a remote cache hit
+  and the bundles byte-identical to A's.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import tree_digest
+
+TARGETS = ("//examples/...",)
+MNEMONICS = {"TtlCompile", "TtlDeviceBuild", "TtlBundle"}
+
+
+def bundles(bazel) -> dict[str, dict[str, bytes]]:
+    root = bazel.bin_dir() / "examples"
+    found = {p.name: tree_digest(p) for p in sorted(root.glob("*.bundle"))}
+    assert found, f"no bundles under {root}"
+    return found
+
+
+@pytest.fixture(scope="module")
+def build_a(bazel_factory, http_cache, tmp_path_factory):
+    bazel = bazel_factory(name="ob_a")
+    log = tmp_path_factory.mktemp("logs") / "a.json"
+    result, spawns = bazel.build(
+        f"--remote_cache={http_cache.url}", "--strategy=TtlCompile=worker", *TARGETS, log=log
+    )
+    assert result.returncode == 0, result.stderr
+    yield bazel, spawns, bundles(bazel)
+    bazel.shutdown()
+
+
+def test_every_ttl_action_ran_and_the_compiler_ran_as_a_worker(build_a):
+    _, spawns, found = build_a
+    by_mnemonic: dict[str, list[dict]] = {}
+    for spawn in spawns:
+        by_mnemonic.setdefault(spawn["mnemonic"], []).append(spawn)
+    assert MNEMONICS <= set(by_mnemonic)
+    for mnemonic in MNEMONICS:
+        assert len(by_mnemonic[mnemonic]) == len(found), mnemonic
+    assert {s["runner"] for s in by_mnemonic["TtlCompile"]} == {"worker"}
+    for spawn in by_mnemonic["TtlCompile"]:
+        assert spawn["progressMessage"].startswith("Compiling TT-Lang operation ")
+
+
+def test_second_output_base_without_worker_is_byte_identical(build_a, bazel_factory, tmp_path):
+    _, _, expected = build_a
+    bazel = bazel_factory(name="ob_b")
+    result, spawns = bazel.build(
+        "--strategy=TtlCompile=sandboxed", *TARGETS, log=tmp_path / "b.json"
+    )
+    assert result.returncode == 0, result.stderr
+    compile_runners = {s["runner"] for s in spawns if s["mnemonic"] == "TtlCompile"}
+    assert compile_runners and "worker" not in compile_runners
+    actual = bundles(bazel)
+    bazel.shutdown()
+    assert actual.keys() == expected.keys()
+    for name in expected:
+        assert actual[name].keys() == expected[name].keys(), name
+        for rel in expected[name]:
+            assert actual[name][rel] == expected[name][rel], f"{name}/{rel} differs"
+
+
+def test_empty_output_base_gets_every_action_from_the_remote_cache(
+    build_a, bazel_factory, http_cache, tmp_path
+):
+    _, spawns_a, expected = build_a
+    bazel = bazel_factory(name="ob_c")
+    result, spawns = bazel.build(f"--remote_cache={http_cache.url}", *TARGETS, log=tmp_path / "c.json")
+    assert result.returncode == 0, result.stderr
+    actual = bundles(bazel)
+    bazel.shutdown()
+    assert spawns, "the execution log is empty"
+    misses = [f"{s['mnemonic']} {s.get('progressMessage', '')}" for s in spawns if not s["remoteCacheHit"]]
+    assert misses == []
+    assert len(spawns) == len(spawns_a)
+    assert actual == expected

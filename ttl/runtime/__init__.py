@@ -4,6 +4,7 @@ Kernels are real RISC-V ELFs executed by Unicorn; tile math runs on a
 modelled coprocessor in NumPy. See docs/runtime.md.
 """
 
+from ttl.runtime.bundle import Bundle, load_bundle, run
 from ttl.runtime.device import Device
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.errors import (
@@ -21,6 +22,7 @@ from ttl.runtime.tensors import DramTensor
 from ttl.runtime.tiles import tilize, untilize
 
 __all__ = [
+    "Bundle",
     "BundleError",
     "DFBConfig",
     "DeadlockError",
@@ -34,6 +36,8 @@ __all__ = [
     "Program",
     "RunReport",
     "RunawayKernelError",
+    "load_bundle",
+    "run",
     "tilize",
     "untilize",
 ]

@@ -1,0 +1,102 @@
+"""load_bundle/run against real compiler output (ttlc), and bundle validation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import ml_dtypes
+import numpy as np
+import pytest
+from rt_bundle import compile_operation, make_bundle
+
+from ttl.runtime import BundleError, Device, LaunchError, load_bundle, run
+
+BF16 = ml_dtypes.bfloat16
+SHAPE = (64, 128)
+
+
+@pytest.fixture(scope="module")
+def eltwise_bundle(tmp_path_factory):
+    from ttl.runtime import devcc
+
+    if devcc.find_compiler() is None:
+        pytest.skip(f"{devcc.CXX} is not installed")
+    tmp = tmp_path_factory.mktemp("eltwise")
+    spec = f"bf16[{SHAPE[0]},{SHAPE[1]}]"
+    manifest = compile_operation("examples/basic/eltwise_single_tile.py", "eltwise_single_tile",
+                                 {n: spec for n in "abcy"}, tmp / "ttlc")
+    return make_bundle(tmp / "ttlc", manifest, tmp / "bundle")
+
+
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(SHAPE).astype(np.float32).astype(BF16) for _ in range(3)]
+
+
+def test_run_compiled_eltwise_bundle(eltwise_bundle):
+    bundle = load_bundle(eltwise_bundle)
+    assert [t.name for t in bundle.tensors] == ["a", "b", "c", "y"]
+    a, b, c = _inputs()
+    y = np.zeros(SHAPE, BF16)
+    dev = Device(bundle.target, bundle.grid)
+    out = run(bundle, a, b, c, y, device=dev)
+    want = (a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)).astype(BF16)
+    np.testing.assert_array_equal(y.view(np.uint16), want.view(np.uint16))  # written in place
+    assert out[3] is y and out[0] is a
+    np.testing.assert_array_equal(a, _inputs()[0])  # inputs unchanged
+    kernels = {k.kernel for k in dev.last_report.kernels}
+    assert kernels == {"compute", "read", "write"}
+
+
+def test_rejects_wrong_dtype_shape_and_count(eltwise_bundle):
+    a, b, c = _inputs()
+    y = np.zeros(SHAPE, BF16)
+    with pytest.raises(LaunchError, match=r"tensor 'b' \(argument 1\) has dtype float32, but the "
+                       r"operation was compiled for bf16"):
+        run(eltwise_bundle, a, b.astype(np.float32), c, y)
+    with pytest.raises(LaunchError, match=r"tensor 'y' \(argument 3\) has shape \(32, 128\), but "
+                       r"the operation was compiled for \(64, 128\)"):
+        run(eltwise_bundle, a, b, c, np.zeros((32, 128), BF16))
+    with pytest.raises(LaunchError, match=r"takes 4 tensors \(a, b, c, y\), got 3"):
+        run(eltwise_bundle, a, b, c)
+    with pytest.raises(LaunchError, match="compiled for wormhole_b0, but the device is a blackhole"):
+        run(eltwise_bundle, a, b, c, y, device=Device("blackhole"))
+
+
+def _copy(bundle, tmp_path):
+    dst = tmp_path / "copy"
+    shutil.copytree(bundle, dst)
+    return dst
+
+
+def _edit_manifest(path, **changes):
+    m = json.loads((path / "manifest.json").read_text())
+    m.update(changes)
+    (path / "manifest.json").write_text(json.dumps(m))
+
+
+def test_rejects_modified_elf(eltwise_bundle, tmp_path):
+    bad = _copy(eltwise_bundle, tmp_path)
+    with open(bad / "elf" / "read.elf", "ab") as f:
+        f.write(b"\0")
+    with pytest.raises(BundleError, match=r"read\.elf \(kernel 'read'\) does not match its hash"):
+        load_bundle(bad)
+
+
+def test_rejects_unknown_version_and_target(eltwise_bundle, tmp_path):
+    bad = _copy(eltwise_bundle, tmp_path)
+    _edit_manifest(bad, version=99)
+    with pytest.raises(BundleError, match="manifest version 99 is not supported"):
+        load_bundle(bad)
+    _edit_manifest(bad, version=1, target="grayskull")
+    with pytest.raises(BundleError, match="unknown target 'grayskull'"):
+        load_bundle(bad)
+    _edit_manifest(bad, target="wormhole_b0", bundle=None)
+    with pytest.raises(BundleError, match="no 'bundle' section"):
+        load_bundle(bad)
+
+
+def test_missing_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(BundleError, match="has no manifest.json"):
+        load_bundle(tmp_path)

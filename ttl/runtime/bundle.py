@@ -1,0 +1,213 @@
+"""Loads compiled operation bundles and runs them on the emulated device.
+
+A bundle is a directory with ``manifest.json`` (schema: docs/manifest.md,
+plus the ``bundle`` section written by the bundler: SHA-256 of every file)
+and ``elf/<kernel source stem>.elf`` for every logical kernel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ttl import targets as _targets
+from ttl.runtime.device import Device
+from ttl.runtime.dfb import DFBConfig
+from ttl.runtime.errors import BundleError, LaunchError
+from ttl.runtime.program import KernelSpec, Program
+from ttl.runtime.tensors import is_torch, like_input, to_numpy
+from ttl.runtime.tiles import data_format
+
+MANIFEST_SCHEMA = "ttl.manifest"
+MANIFEST_VERSIONS = (1,)
+BUNDLE_FORMATS = (1,)
+
+
+@dataclass(frozen=True)
+class TensorSignature:
+    """A tensor parameter the operation was compiled for."""
+
+    name: str
+    index: int
+    shape: tuple[int, ...]
+    dtype: str
+
+
+@dataclass(frozen=True)
+class BundleKernel:
+    """A logical kernel of a bundle and its ELF."""
+
+    name: str
+    slot: str
+    elf: Path
+
+
+@dataclass
+class Bundle:
+    """A validated bundle, ready to run."""
+
+    path: Path
+    manifest: dict
+    operation: str
+    target: str
+    grid: tuple[int, int]
+    tensors: list[TensorSignature]
+    dfbs: list[DFBConfig]
+    kernels: list[BundleKernel]
+    per_node_args: list[dict]
+
+    def __repr__(self) -> str:
+        sig = ", ".join(f"{t.name}: {t.dtype}{list(t.shape)}" for t in self.tensors)
+        return (f"Bundle({self.operation}({sig}) on {self.target} "
+                f"{self.grid[0]}x{self.grid[1]}, {len(self.kernels)} kernels)")
+
+
+def load_bundle(path: str | os.PathLike) -> Bundle:
+    """Reads and validates the bundle at ``path``; raises BundleError saying what is wrong."""
+    root = Path(path)
+    try:
+        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BundleError(f"{root} is not a bundle: it has no manifest.json") from None
+    except (OSError, ValueError) as e:
+        raise BundleError(f"{root}/manifest.json is unreadable: {e}") from None
+    where = f"{root}/manifest.json"
+    try:
+        return _parse(root, manifest, where)
+    except (KeyError, TypeError, ValueError) as e:
+        raise BundleError(f"{where}: malformed manifest ({type(e).__name__}: {e})") from None
+
+
+def _parse(root: Path, m: dict, where: str) -> Bundle:
+    if m.get("schema") != MANIFEST_SCHEMA:
+        raise BundleError(f"{where}: schema is {m.get('schema')!r}, expected {MANIFEST_SCHEMA!r}")
+    if m.get("version") not in MANIFEST_VERSIONS:
+        raise BundleError(f"{where}: manifest version {m.get('version')!r} is not supported by "
+                          f"this runtime (supports {list(MANIFEST_VERSIONS)}): rebuild the "
+                          "operation with the matching ttl compiler")
+    target = m["target"]
+    if target not in _targets.TARGETS:
+        raise BundleError(f"{where}: unknown target {target!r} (known: "
+                          f"{sorted(_targets.TARGETS)})")
+    grid = (int(m["grid"]["x"]), int(m["grid"]["y"]))
+    full = _targets.TARGETS[target].full_grid
+    if not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
+        raise BundleError(f"{where}: grid {grid} does not fit {target} ({full[0]}x{full[1]})")
+    files = _bundle_files(m, where)
+    tensors = [TensorSignature(t["name"], int(t["index"]), tuple(int(s) for s in t["shape"]),
+                               data_format(t["dtype"]).name)
+               for t in sorted(m["tensors"], key=lambda t: t["index"])]
+    dfbs = [DFBConfig(int(d["physical_index"]), int(d["page_size"]), int(d["pages_per_block"]),
+                      int(d["block_count"]), d["data_format"]) for d in m["dfbs"]]
+    kernels = []
+    for k in m["kernels"]:
+        rel = f"elf/{os.path.splitext(k['source'])[0]}.elf"
+        _check_file(root, rel, files, where, f"kernel '{k['name']}'")
+        kernels.append(BundleKernel(k["name"], k["processor_slot"], root / rel))
+    args = sorted(m["runtime_args"]["per_node"], key=lambda a: a["index"])
+    names = {t.name for t in tensors}
+    for a in args:
+        if a["kind"] != "tensor_address" or a["tensor"] not in names:
+            raise BundleError(f"{where}: runtime arg {a['index']} ({a}) is not supported by this "
+                              "runtime: rebuild with the matching ttl compiler")
+    if m["runtime_args"].get("common"):
+        raise BundleError(f"{where}: common runtime args are not supported in manifest v1")
+    return Bundle(root, m, m["operation"]["name"], target, grid, tensors, dfbs, kernels, args)
+
+
+def _bundle_files(m: dict, where: str) -> dict[str, str]:
+    section = m.get("bundle")
+    if not section:
+        raise BundleError(f"{where} has no 'bundle' section (file hashes): this is compiler "
+                          "output, not a bundle; build it with ttl_operation")
+    if section.get("format") not in BUNDLE_FORMATS:
+        raise BundleError(f"{where}: bundle format {section.get('format')!r} is not supported")
+    return section["files"]
+
+
+def _check_file(root: Path, rel: str, files: dict[str, str], where: str, what: str) -> None:
+    if rel not in files:
+        raise BundleError(f"{where}: {what} has no {rel} in the bundle's file list")
+    try:
+        digest = "sha256:" + hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    except OSError:
+        raise BundleError(f"{root / rel} ({what}) is missing from the bundle") from None
+    if digest != files[rel]:
+        raise BundleError(f"{root / rel} ({what}) does not match its hash in manifest.json: the "
+                          "bundle was modified after it was built; rebuild it")
+
+
+def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = None):
+    """Runs ``bundle`` with ``tensors`` (NumPy arrays or torch tensors, one per parameter).
+
+    Every tensor is copied to DRAM, the kernels run, and every tensor is read
+    back: NumPy arrays and torch tensors passed in are updated in place (so
+    outputs appear in the arrays given for them) and returned, in parameter
+    order, as a tuple of the same kinds. ``device.last_report`` has the
+    per-kernel statistics.
+    """
+    if not isinstance(bundle, Bundle):
+        bundle = load_bundle(bundle)
+    arrays = _check_tensors(bundle, tensors)
+    dev = device or Device(target=bundle.target, grid=bundle.grid)
+    if dev.target.name != bundle.target:
+        raise LaunchError(f"{bundle.operation} was compiled for {bundle.target}, but the device "
+                          f"is a {dev.target.name}")
+    if dev.grid != bundle.grid:
+        raise LaunchError(f"{bundle.operation} was compiled for a {bundle.grid} grid, but the "
+                          f"device has {dev.grid}")
+    handles = {sig.name: dev.write_tensor(arr, sig.dtype) for sig, arr in zip(bundle.tensors, arrays)}
+    args = [handles[a["tensor"]].address for a in bundle.per_node_args]
+    program = Program(
+        kernels=[KernelSpec(k.name, k.elf, k.slot, args) for k in bundle.kernels],
+        dfbs=bundle.dfbs,
+    )
+    dev.launch(program)
+    results = []
+    for sig, original in zip(bundle.tensors, tensors):
+        out = dev.read_tensor(handles[sig.name])
+        results.append(_write_back(out, original))
+    return tuple(results)
+
+
+
+
+def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
+    sigs = bundle.tensors
+    if len(tensors) != len(sigs):
+        names = ", ".join(s.name for s in sigs)
+        raise LaunchError(f"{bundle.operation} takes {len(sigs)} tensors ({names}), got "
+                          f"{len(tensors)}")
+    arrays = []
+    for sig, t in zip(sigs, tensors):
+        arr = to_numpy(t)
+        want = data_format(sig.dtype)
+        if arr.dtype != want.dtype:
+            raise LaunchError(
+                f"{bundle.operation}: tensor '{sig.name}' (argument {sig.index}) has dtype "
+                f"{arr.dtype}, but the operation was compiled for {sig.dtype}: convert it "
+                f"(e.g. .astype({'ml_dtypes.bfloat16' if sig.dtype == 'bf16' else 'np.float32'}))")
+        if tuple(arr.shape) != sig.shape:
+            raise LaunchError(
+                f"{bundle.operation}: tensor '{sig.name}' (argument {sig.index}) has shape "
+                f"{tuple(arr.shape)}, but the operation was compiled for {sig.shape}: recompile "
+                "the operation for this shape")
+        arrays.append(arr)
+    return arrays
+
+
+def _write_back(result: np.ndarray, original):
+    """Copies ``result`` into ``original`` where possible; returns the same kind of object."""
+    if is_torch(original):
+        converted = like_input(result, original)
+        original.copy_(converted)
+        return original
+    if isinstance(original, np.ndarray) and original.flags.writeable:
+        original[...] = result
+        return original
+    return like_input(result, original)

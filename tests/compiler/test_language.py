@@ -335,3 +335,23 @@ with a_dfb.wait() as blk, c_dfb.wait() as col, y_dfb.reserve() as out:
     parsed = Parser(ctx, result.ir).parse_module()
     parsed.verify()
     assert str(parsed) + "\n" == result.ir
+
+
+def test_user_names_do_not_shadow_the_kernel_api(compile_source):
+    body = """
+pack_tile = 1
+dfb_a_dfb = 2
+exp_tile = 3
+int = 4
+for copy_tile in range(pack_tile + dfb_a_dfb + exp_tile + int + ttl.node(dims=1)):
+    with a_dfb.reserve() as tensor_a:
+        ttl.copy(a[0:2, 0:2], tensor_a).wait()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    filecheck(
+        result.sources["kern.cpp"],
+        """
+        CHECK: for (int32_t v_copy_tile = 0; v_copy_tile < {{.*}}; ++v_copy_tile) {
+        CHECK: const uint32_t v_tensor_a_addr = get_write_ptr(dfb_a_dfb);
+        """,
+    )

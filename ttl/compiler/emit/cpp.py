@@ -75,16 +75,24 @@ class KernelSource:
     dfbs: tuple[str, ...]  # compile-time arg k is the physical index of dfbs[k]
 
 
+# Kernel-API identifiers a user variable must not shadow inside kernel_main.
+_API_NAMES = frozenset(
+    ["TensorAccessor", "BroadcastType", "NONE", "ROW", "COL", "SCALAR", "ttlang", "int32_t", "uint32_t", "uint64_t", "size_t", "get_arg_val", "get_common_arg_val", "get_compile_time_arg_val", "get_noc_addr", "get_read_ptr", "get_write_ptr", "get_semaphore", "cb_reserve_back", "cb_push_back", "cb_wait_front", "cb_pop_front", "noc_async_read", "noc_async_write", "noc_async_read_tile", "noc_async_write_tile", "noc_async_read_barrier", "noc_async_write_barrier", "noc_async_write_multicast", "noc_semaphore_wait", "noc_semaphore_set", "noc_semaphore_inc", "tile_regs_acquire", "tile_regs_commit", "tile_regs_wait", "tile_regs_release", "copy_tile", "copy_tile_init", "binary_op_init_common", "mm_init", "matmul_tiles", "fill_tile_init", "fill_tile_bitcast", "unary_bcast", "unary_bcast_init", "pack_tile", "pack_reconfig_l1_acc"]
+)
+# Prefixes of generated and API names (dfb_x, tensor_x, ttl_node_x, exp_tile, ...).
+_RESERVED_PREFIX = re.compile(r"^(dfb_|tensor_|ttl_|KERNEL_|__)|_tiles?(_init)?$")
+
+
 class Namer:
     """Stable, unique C++ identifiers from IR name hints."""
 
     def __init__(self, reserved: set[str]):
-        self.used = set(reserved) | _CPP_KEYWORDS
+        self.used = set(reserved) | _CPP_KEYWORDS | _API_NAMES
 
     def fresh(self, hint: str | None, default: str = "v") -> str:
         base = re.sub(r"[^A-Za-z0-9_]", "_", hint or default)
         base = re.sub(r"_\d+$", "", base) or default
-        if base[0].isdigit():
+        if base[0].isdigit() or _RESERVED_PREFIX.search(base):
             base = "v_" + base
         name, n = base, 1
         while name in self.used:

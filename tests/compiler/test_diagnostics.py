@@ -412,3 +412,34 @@ def test_kernel_intrinsic_at_top_level(compile_error):
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
     assert "ttl.node() can only be used inside a @ttl.compute() or" in err.message
+
+
+def test_dfb_of_another_operation(write_source):
+    path = write_source(
+        """
+        import ttl
+
+        LEAK = []
+
+        @ttl.operation(grid=(1, 1))
+        def first(a):
+            LEAK.append(ttl.make_dataflow_buffer_like(a, shape=(1, 1)))
+
+        @ttl.operation(grid=(1, 1))
+        def second(a):
+            other = LEAK[0]
+
+            @ttl.compute()
+            def compute():
+                blk = other.wait()
+                blk.pop()
+        """
+    )
+    from ttl.compiler.driver import compile_operation
+
+    compile_operation(load_operation(str(path), "first"), {"a": "bf16[32,32]"})
+    with pytest.raises(TTLCompileError) as info:
+        compile_operation(load_operation(str(path), "second"), {"a": "bf16[32,32]"})
+    err = info.value
+    assert err.message == "dataflow buffer 'dfb0' does not belong to operation 'second'"
+    assert err.loc is not None and err.loc.line == 15 and err.hint

@@ -150,7 +150,7 @@ class CallsMixin:
                 "make the DFB like a tensor of the same dtype",
             )
         offsets = [self.to_ssa(o, sl.node) for o in sl.offsets]
-        sop = self.emit(d.SliceOp(self.ref(sl.tensor.name, True), offsets, sl.sizes))
+        sop = self.emit(d.SliceOp(self.ref(sl.tensor, node), offsets, sl.sizes))
         a_, b_ = (sop.results[0], blk.value) if is_read else (blk.value, sop.results[0])
         cop = self.emit(d.CopyOp(a_, b_))
         tx = TransferHandle(cop.results[0], is_read, blk)
@@ -197,7 +197,7 @@ class CallsMixin:
         if isinstance(obj, dsl.DataflowBuffer):
             self.args(node, [], 0)
             op = d.ReserveOp if m.method == "reserve" else d.WaitOp
-            res = self.emit(op(self.ref(obj.name, False))).results[0]
+            res = self.emit(op(self.ref(obj, node))).results[0]
             h = BlockHandle(res, obj, m.method, node, self.loop_depth)
             self.handles.append(h)
             return h

@@ -125,8 +125,17 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ast.NodeVisitor):
         self.blocks[-1].add_op(op)
         return op
 
-    def ref(self, name: str, tensor: bool) -> SSAValue:
+    def ref(self, obj: dsl.TensorArg | dsl.DataflowBuffer, node: ast.AST) -> SSAValue:
         """The kernel-entry value of a tensor or DFB symbol (created on first use)."""
+        tensor = isinstance(obj, dsl.TensorArg)
+        owned = self.model.tensors if tensor else self.model.dfbs
+        if not any(obj is o for o in owned):
+            self.fail(
+                f"{self.describe(obj)} does not belong to operation '{self.model.name}'",
+                node,
+                "use the operation's own tensor parameters and the DFBs it creates",
+            )
+        name = obj.name
         key = ("t:" if tensor else "d:") + name
         if key not in self.refs:
             op: Operation

@@ -107,3 +107,20 @@ def test_bad_flags_exit_2(args):
     proc = ttlc(*args)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "source,line,message",
+    [
+        ("import ttl\nx = (1,\n", 2, "invalid Python"),
+        ("import ttl\n\nvalue = 1 // 0\n", 3, "raised ZeroDivisionError"),
+    ],
+)
+def test_broken_source_file_is_a_user_error(tmp_path, source, line, message):
+    bad = tmp_path / "broken.py"
+    bad.write_text(source)
+    proc = ttlc(f"--src={bad}", "--operation=op", "--arg=a=bf16[32,32]")
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"{bad}:{line}:")
+    assert message in proc.stderr

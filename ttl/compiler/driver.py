@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import sys
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from ttl.compiler.passes.assign import allocate_dfbs, assign_slots
 from ttl.compiler.passes.capacity import check_capacity
 from ttl.compiler.plan import build_plan
 from ttl.compiler.source import source_lines
-from ttl.errors import TTLCompileError
+from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
 from ttl.targets import DEFAULT_TARGET, get_target
 
@@ -113,6 +114,8 @@ def compile_operation(
 def load_operation(src: str, name: str) -> Operation:
     """Import the Python file ``src`` and return its operation ``name``."""
     path = os.path.abspath(src)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such source file: {src}")
     digest = hashlib.sha256(path.encode()).hexdigest()[:12]
     mod_name = f"_ttl_src_{digest}"
     module = sys.modules.get(mod_name)
@@ -124,9 +127,23 @@ def load_operation(src: str, name: str) -> Operation:
         sys.modules[mod_name] = module
         try:
             spec.loader.exec_module(module)
-        except BaseException:
+        except TTLCompileError:
             del sys.modules[mod_name]
             raise
+        except SyntaxError as e:
+            del sys.modules[mod_name]
+            loc = SourceLoc(path, e.lineno or 0, max((e.offset or 1) - 1, 0))
+            raise TTLCompileError(f"invalid Python: {e.msg}", loc, "fix the syntax") from None
+        except Exception as e:  # noqa: BLE001 - any error while importing the user's file
+            del sys.modules[mod_name]
+            frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
+            where = frames[-1] if frames else None
+            loc = SourceLoc(path, where.lineno or 0, where.colno or 0) if where else None
+            raise TTLCompileError(
+                f"importing {os.path.basename(path)} raised {type(e).__name__}: {e}",
+                loc,
+                "the file must import cleanly; guard scripts with if __name__ == '__main__':",
+            ) from None
     value = getattr(module, name, None)
     if not isinstance(value, Operation):
         found = sorted(k for k, v in vars(module).items() if isinstance(v, Operation))

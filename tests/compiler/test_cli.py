@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from compiler_testlib import REPO
 
 EXAMPLE = REPO / "examples" / "basic" / "eltwise_single_tile.py"
 ARGS = [f"--arg={n}=bf16[64,128]" for n in "abcy"]

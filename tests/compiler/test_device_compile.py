@@ -10,7 +10,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import EXAMPLES, REPO, compile_example
+from compiler_testlib import EXAMPLES, REPO, compile_example
 
 GXX = "riscv64-unknown-elf-g++"
 INCLUDE = REPO / "ttl" / "runtime" / "device" / "include"

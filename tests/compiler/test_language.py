@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import filecheck
+from compiler_testlib import filecheck
 
 SPECS = {"a": "bf16[128,128]", "y": "bf16[128,128]"}
 

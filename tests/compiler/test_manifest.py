@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from conftest import EXAMPLES, REPO, compile_example
+from compiler_testlib import EXAMPLES, REPO, compile_example
 
 BY_NAME = {p.stem: p for p in EXAMPLES}
 
@@ -91,7 +91,7 @@ def test_manifest_text_is_canonical(tmp_path):
 _COMPILE_ALL = """
 import sys
 sys.path.insert(0, {tests!r})
-from conftest import EXAMPLES, compile_example
+from compiler_testlib import EXAMPLES, compile_example
 for path in EXAMPLES:
     compile_example(path).write(sys.argv[1] + "/" + path.stem)
 """

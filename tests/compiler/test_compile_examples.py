@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, compile_example, filecheck, load_example
+from compiler_testlib import EXAMPLES, compile_example, filecheck, load_example
 
 BY_NAME = {p.stem: p for p in EXAMPLES}
 

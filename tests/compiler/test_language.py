@@ -157,7 +157,7 @@ with a_dfb.wait() as blk, y_dfb.reserve() as out:
 def test_binary_operators_and_unary_minus(compile_source):
     body = """
 with a_dfb.wait() as p, y_dfb.reserve() as out:
-    out.store(-(p - p) / (p * p + p))
+    out.store(-(p - p) / (p * p + abs(p)))
 """
     result = compile_source(program(body, "compute"), "op", SPECS)
     filecheck(
@@ -166,6 +166,7 @@ with a_dfb.wait() as p, y_dfb.reserve() as out:
         CHECK: ttl.sub
         CHECK: ttl.unary neg
         CHECK: ttl.mul
+        CHECK: ttl.unary abs
         CHECK: ttl.add
         CHECK: ttl.div
         """,
@@ -178,6 +179,8 @@ with a_dfb.wait() as p, y_dfb.reserve() as out:
         CHECK: negative_tile(i * 3);
         CHECK: mul_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i * 3 + 1);
         CHECK: copy_tile(dfb_a_dfb, t, i * 3 + 2);
+        CHECK-NEXT: abs_tile_init();
+        CHECK-NEXT: abs_tile(i * 3 + 2);
         CHECK: add_binary_tile(i * 3 + 1, i * 3 + 2, i * 3 + 1);
         CHECK: div_binary_tile(i * 3, i * 3 + 1, i * 3);
         CHECK: pack_tile(i * 3, dfb_y_dfb, t0 + i);

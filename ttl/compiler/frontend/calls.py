@@ -45,6 +45,8 @@ class CallsMixin:
             self.fail("range() is only supported as a for-loop iterable", node, "write 'for i in range(n):'")
         if callee in _STATIC_BUILTINS:
             args = [self.visit(a) for a in node.args]
+            if callee is builtins.abs and len(args) == 1 and isinstance(args[0], BlockHandle | bx.Expr):
+                return bx.Unary(node, "abs", self.block_operand(args[0], node))  # abs(blk)
             if all(not isinstance(a, Dyn | BlockHandle | bx.Expr) for a in args) and not node.keywords:
                 return callee(*args)
         fname = ast.unparse(node.func)

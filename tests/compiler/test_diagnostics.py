@@ -443,3 +443,13 @@ def test_dfb_of_another_operation(write_source):
     err = info.value
     assert err.message == "dataflow buffer 'dfb0' does not belong to operation 'second'"
     assert err.loc is not None and err.loc.line == 15 and err.hint
+
+
+def test_accumulate_into_unwritten_block(compile_error):
+    body = """
+with a_dfb.wait() as blk, y_dfb.reserve() as out:
+    out.store(blk, acc=True)  # ERROR
+"""
+    err = compile_error(kernel(body), "op", SPECS)
+    assert "store(acc=True) adds to the tiles of block 'out'" in err.message
+    assert "out.store(ttl.block.fill(0.0, shape=(1, 1)))" in err.hint

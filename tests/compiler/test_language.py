@@ -329,6 +329,7 @@ def test_dialect_round_trips(compile_source):
 
     body = """
 with a_dfb.wait() as blk, c_dfb.wait() as col, y_dfb.reserve() as out:
+    out.store(ttl.block.fill(-1.5, shape=(2, 2)))
     out.store(ttl.math.relu(blk + ttl.math.broadcast(col, dims=[-1])), acc=True)
 """
     result = compile_source(program(body, "compute"), "op", SPECS)

@@ -277,6 +277,14 @@ class CallsMixin:
         acc = a.get("acc", False)
         if not isinstance(acc, bool):
             self.fail("acc must be True or False", node, "write acc=True to accumulate")
+        if acc and not h.stored:
+            self.fail(
+                f"store(acc=True) adds to the tiles of {h.describe()}, but nothing was stored "
+                "into it yet",
+                node,
+                f"store an initial value first, e.g. {h.name or 'blk'}.store(ttl.block.fill("
+                f"0.0, shape={bx._fmt(h.dfb.shape)}))",
+            )
         expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
         lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype)
         shape = lowering.shape_of(expr)

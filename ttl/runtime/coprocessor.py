@@ -64,6 +64,7 @@ class Coprocessor:
         self.l1 = l1
         self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
         self.commands = 0
+        self._views: dict[tuple[int, int], np.ndarray] = {}
         self._ops = [None] * 16
         for code, fn in (
             (memmap.COP_ACQUIRE, self._acquire),
@@ -110,15 +111,21 @@ class Coprocessor:
         return self.dst[index]
 
     def _tile_view(self, addr: int, fmt_code: int) -> np.ndarray:
-        """The L1 bytes of the tile at ``addr`` viewed as its format's dtype."""
-        fmt = _FORMATS.get(fmt_code)
-        if fmt is None:
-            raise DeviceFault(f"unsupported data format code {fmt_code} (use bf16 or f32)")
-        dtype, nbytes = fmt
-        if addr + nbytes > self.l1.size:
-            raise DeviceFault(
-                f"tile [{addr:#x}, {addr + nbytes:#x}) is outside L1 ({self.l1.size:#x} B)")
-        return self.l1[addr : addr + nbytes].view(dtype)
+        """The L1 bytes of the tile at ``addr`` viewed as its format's dtype.
+
+        Views are cached: DFB rings make a kernel touch few distinct tiles."""
+        key = (addr, fmt_code)
+        view = self._views.get(key)
+        if view is None:
+            fmt = _FORMATS.get(fmt_code)
+            if fmt is None:
+                raise DeviceFault(f"unsupported data format code {fmt_code} (use bf16 or f32)")
+            dtype, nbytes = fmt
+            if addr + nbytes > self.l1.size:
+                raise DeviceFault(
+                    f"tile [{addr:#x}, {addr + nbytes:#x}) is outside L1 ({self.l1.size:#x} B)")
+            view = self._views[key] = self.l1[addr : addr + nbytes].view(dtype)
+        return view
 
     def _load(self, addr: int, fmt_code: int) -> np.ndarray:
         return self._tile_view(addr, fmt_code).astype(np.float32)

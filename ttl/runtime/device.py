@@ -102,7 +102,7 @@ class Device:
             rounds = run_harts(harts, self.quantum)
         self.last_report = RunReport(
             kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.instructions,
-                                 h.cop.commands, dict(h.stalls)) for h in harts],
+                                 h.cop.commands, h.stall_counts()) for h in harts],
             noc_bytes_read=self.noc.bytes_read,
             noc_bytes_written=self.noc.bytes_written,
             rounds=rounds,

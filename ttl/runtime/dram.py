@@ -28,6 +28,7 @@ class Dram:
         self.num_banks = num_banks
         self.banks = [np.zeros(0, dtype=np.uint8) for _ in range(num_banks)]
         self._next = DRAM_FIRST_ADDRESS
+        self.end = DRAM_FIRST_ADDRESS  # end of the highest allocation, in every bank
 
     def allocate(self, num_pages: int, page_size: int) -> int:
         """Reserves an interleaved buffer; returns its bank base address."""
@@ -35,18 +36,22 @@ class Dram:
         base = self._next
         end = base + per_bank * page_size
         self._next = -(-end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
-        for i, bank in enumerate(self.banks):
-            if bank.size < end:
-                grown = np.zeros(end, dtype=np.uint8)
+        if self.banks[0].size < end:
+            # Grow geometrically; np.zeros is lazily zeroed, so spare capacity is cheap.
+            size = max(end, 2 * self.banks[0].size)
+            for i, bank in enumerate(self.banks):
+                grown = np.zeros(size, dtype=np.uint8)
                 grown[: bank.size] = bank
                 self.banks[i] = grown
+        self.end = end
         return base
 
     def write_pages(self, base: int, page_size: int, pages: np.ndarray) -> None:
         """Stores ``pages`` (num_pages, page_size) uint8 interleaved from ``base``."""
+        pages = pages.reshape(len(pages), page_size)
         for bank in range(min(self.num_banks, len(pages))):
-            chunk = pages[bank :: self.num_banks].reshape(-1)
-            self.view(bank, base, chunk.size)[:] = chunk
+            chunk = pages[bank :: self.num_banks]
+            self.view(bank, base, chunk.size).reshape(chunk.shape)[:] = chunk
 
     def read_pages(self, base: int, page_size: int, num_pages: int) -> np.ndarray:
         """Loads ``num_pages`` interleaved pages from ``base`` as (num_pages, page_size) uint8."""
@@ -62,13 +67,12 @@ class Dram:
         """The bytes [addr, addr + size) of ``bank``; raises DramAccessError outside DRAM."""
         if not 0 <= bank < self.num_banks:
             raise DramAccessError(f"DRAM bank {bank} does not exist ({self.num_banks} banks)")
-        mem = self.banks[bank]
-        if addr < DRAM_FIRST_ADDRESS or addr + size > mem.size or size < 0:
+        if addr < DRAM_FIRST_ADDRESS or addr + size > self.end or size < 0:
             raise DramAccessError(
                 f"DRAM bank {bank} range [{addr:#x}, {addr + size:#x}) is outside allocated "
-                f"DRAM [{DRAM_FIRST_ADDRESS:#x}, {mem.size:#x})"
+                f"DRAM [{DRAM_FIRST_ADDRESS:#x}, {self.end:#x})"
             )
-        return mem[addr : addr + size]
+        return self.banks[bank][addr : addr + size]
 
     def __repr__(self) -> str:
         used = self._next - DRAM_FIRST_ADDRESS

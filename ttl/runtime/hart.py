@@ -83,7 +83,7 @@ class HartState(enum.Enum):
     DONE = "done"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Wait:
     """A parked blocking call: kind, its two arguments and the kernel's call site."""
 
@@ -106,7 +106,8 @@ class Hart:
         self.wait: Wait | None = None
         self.pc = image.entry
         self.instructions = 0  # full quanta exactly, plus yield_charge per blocking stop
-        self.stalls: dict[str, int] = {}
+        self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
+        self._ready = None  # predicate of the current wait
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.cop = Coprocessor(node.l1, dst_tiles)
 
@@ -161,13 +162,14 @@ class Hart:
         if resume == image.exit_pc + 4:
             self.state = HartState.DONE
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
-            self.wait = Wait(int(mb[memmap.MB_KIND]), int(mb[memmap.MB_A]), int(mb[memmap.MB_B]),
-                             int(mb[memmap.MB_SITE]))
+            a, b, kind, site = mb[: memmap.MB_SITE + 1].tolist()
+            self.wait = Wait(kind, a, b, site)
+            self._ready = self._wait_predicate(self.wait)
             self.pc = resume
             self.state = HartState.BLOCKED
             self.instructions += self.yield_charge
-            name = self.describe_wait(short=True)
-            self.stalls[name] = self.stalls.get(name, 0) + 1
+            key = (kind, a, b)
+            self.stalls[key] = self.stalls.get(key, 0) + 1
         else:  # the quantum ran out
             self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
             self.instructions += quantum
@@ -189,25 +191,39 @@ class Hart:
 
     def can_resume(self) -> bool:
         """Whether the parked wait can now succeed (evaluated with the device's formulas)."""
-        w = self.wait
-        if w is None:
-            return True
+        return self.wait is None or self._ready()
+
+    def _wait_predicate(self, w: Wait):
+        """A cheap closure telling whether ``w`` can succeed; faults on impossible waits."""
         if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
             dfb = self.node.dfbs[w.a]
-            if w.b > dfb.capacity:
+            cap, n, words = dfb.capacity, w.b, dfb.words
+            if n > cap:
                 raise self._fault(
-                    f"{_WAIT_NAMES[w.kind]}(DFB {w.a}, {w.b} pages) can never succeed: the DFB "
-                    f"holds {dfb.capacity} pages", w.site - 4)
-            ok = dfb.can_reserve(w.b) if w.kind == memmap.WAIT_RESERVE_BACK else dfb.can_wait(w.b)
-        elif w.kind in (memmap.WAIT_SEM_EQ, memmap.WAIT_SEM_GE):
+                    f"{_WAIT_NAMES[w.kind]}(DFB {w.a}, {n} pages) can never succeed: the DFB "
+                    f"holds {cap} pages", w.site - 4)
+            rec, ack = memmap.DFB_RECEIVED, memmap.DFB_ACKED
+
+            def used() -> int:
+                return (int(words[rec]) - int(words[ack])) & 0xFFFFFFFF
+
+            if w.kind == memmap.WAIT_RESERVE_BACK:
+                return lambda: cap - used() >= n
+            return lambda: used() >= n
+        if w.kind in (memmap.WAIT_SEM_EQ, memmap.WAIT_SEM_GE):
             try:
-                value = self.node.read_word(w.a)
+                word = self.node.resolve(w.a, 4).view(np.uint32)
             except DeviceFault as e:
                 raise self._fault(str(e), w.site - 4) from None
-            ok = value == w.b if w.kind == memmap.WAIT_SEM_EQ else value >= w.b
-        else:
-            raise self._fault(f"unknown wait kind {w.kind}", w.site - 4)
-        return ok
+            if w.kind == memmap.WAIT_SEM_EQ:
+                return lambda: int(word[0]) == w.b
+            return lambda: int(word[0]) >= w.b
+        raise self._fault(f"unknown wait kind {w.kind}", w.site - 4)
+
+    def stall_counts(self) -> dict[str, int]:
+        """How often the kernel blocked, per wait (e.g. 'cb_wait_front(DFB 0, 1 page)')."""
+        return {_describe_wait(Wait(kind, a, b, 0)): count
+                for (kind, a, b), count in sorted(self.stalls.items())}
 
     # ------------------------------------------------------------ callbacks
     def _mmio_read(self, uc, offset, size, user_data):
@@ -292,30 +308,24 @@ class Hart:
         return f"device API error {kind} ({a}, {b})"
 
     # --------------------------------------------------------------- display
-    def describe_wait(self, short: bool = False) -> str:
+    def describe_wait(self) -> str:
+        """What the hart waits on, where, and the state it waits for."""
         w = self.wait
         if w is None:
             return "nothing"
-        name = _WAIT_NAMES.get(w.kind, f"wait {w.kind}")
+        text = f"{_describe_wait(w)} at {self.image.describe_location(w.site - 4)}\n      "
         if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
-            text = f"{name}(DFB {w.a}, {w.b} page{'s' if w.b != 1 else ''})"
-            if not short:
-                text += f" at {self.image.describe_location(w.site - 4)}\n      "
-                text += self.node.dfbs[w.a].describe()
-        else:
-            text = f"{name}(semaphore at {w.a:#x}, value {w.b})"
-            if not short:
-                try:
-                    now = self.node.read_word(w.a)
-                except DeviceFault:
-                    now = "unreadable"
-                text += f" at {self.image.describe_location(w.site - 4)}\n      current value {now}"
-        return text
+            return text + self.node.dfbs[w.a].describe()
+        try:
+            now = self.node.read_word(w.a)
+        except DeviceFault:
+            now = "unreadable"
+        return text + f"current value {now}"
 
     def describe(self) -> str:
         text = f"kernel '{self.kernel}' {self.state.value}, ~{self.instructions} instructions"
         if self.state is HartState.BLOCKED:
-            text += f", waiting in {self.describe_wait(short=True)}"
+            text += f", waiting in {_describe_wait(self.wait)}"
         return text
 
     __str__ = describe
@@ -326,6 +336,13 @@ _MAP_HINT = (
     f"{memmap.LOCAL_BASE + memmap.LOCAL_SIZE:#x}) and the runtime pages at "
     f"{memmap.NODE_REGS_BASE:#x}"
 )
+
+
+def _describe_wait(w: Wait) -> str:
+    name = _WAIT_NAMES.get(w.kind, f"wait {w.kind}")
+    if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
+        return f"{name}(DFB {w.a}, {w.b} page{'s' if w.b != 1 else ''})"
+    return f"{name}(semaphore at {w.a:#x}, value {w.b})"
 
 
 def _put_words(a32: np.ndarray, offset: int, values: list[int]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ttl.runtime import memmap
-from ttl.runtime.dram import Dram, DramAccessError
+from ttl.runtime.dram import DRAM_FIRST_ADDRESS, Dram, DramAccessError
 from ttl.runtime.errors import DeviceFault
 
 
@@ -35,7 +35,22 @@ class Noc:
         start = memmap.NOC_HEADER_BYTES // 4
         entries = queue32[start : start + count * memmap.NOC_CMD_WORDS].reshape(count, -1).tolist()
         queue32[0] = 0
+        banks, dram_end, l1 = self.dram.banks, self.dram.end, node.l1
+        l1_size, flag = l1.size, memmap.NOC_DRAM_FLAG
         for cmd, src_lo, src_hi, dst_lo, dst_hi, size, extra, ra in entries:
+            # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement kernel.
+            if (cmd == memmap.NOC_READ and src_hi & flag and (src_hi & 0xFFFF) < len(banks)
+                    and DRAM_FIRST_ADDRESS <= src_lo and src_lo + size <= dram_end
+                    and dst_lo + size <= l1_size):
+                l1[dst_lo : dst_lo + size] = banks[src_hi & 0xFFFF][src_lo : src_lo + size]
+                self.bytes_read += size
+                continue
+            if (cmd == memmap.NOC_WRITE and dst_hi & flag and (dst_hi & 0xFFFF) < len(banks)
+                    and DRAM_FIRST_ADDRESS <= dst_lo and dst_lo + size <= dram_end
+                    and src_lo + size <= l1_size):
+                banks[dst_hi & 0xFFFF][dst_lo : dst_lo + size] = l1[src_lo : src_lo + size]
+                self.bytes_written += size
+                continue
             try:
                 self.execute(node, cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size, extra)
             except DeviceFault as e:

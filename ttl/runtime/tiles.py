@@ -77,15 +77,22 @@ def _check_shape(shape: tuple[int, ...]) -> None:
         )
 
 
+def _face_rows(a: np.ndarray) -> np.ndarray:
+    """``a`` viewed with one opaque item per 16-element face row, so the layout
+    shuffles below move 32/64-byte chunks instead of single elements."""
+    return np.ascontiguousarray(a).view(np.dtype((np.void, FACE * a.dtype.itemsize)))
+
+
 def tilize(array: np.ndarray) -> np.ndarray:
     """Returns ``array`` (..., H, W) as (num_tiles, 1024) in TT tile layout with faces."""
     a = np.asarray(array)
     _check_shape(a.shape)
     *_, h, w = a.shape
-    t = a.reshape(-1, h // TILE, 2, FACE, w // TILE, 2, FACE)
-    # (batch, tile row, face row, row, tile col, face col, col) -> tile-major, face-major.
-    t = t.transpose(0, 1, 4, 2, 5, 3, 6)
-    return np.ascontiguousarray(t).reshape(-1, TILE_ELEMS)
+    # (batch, tile row, face row, row, tile col, face col) of face-row items ->
+    # tile-major, then face-major, then row.
+    t = _face_rows(a).reshape(-1, h // TILE, 2, FACE, w // TILE, 2)
+    t = t.transpose(0, 1, 4, 2, 5, 3)
+    return np.ascontiguousarray(t).view(a.dtype).reshape(-1, TILE_ELEMS)
 
 
 def untilize(tiles: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -93,9 +100,10 @@ def untilize(tiles: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     shape = tuple(shape)
     _check_shape(shape)
     *_, h, w = shape
-    t = np.asarray(tiles).reshape(-1, h // TILE, w // TILE, 2, 2, FACE, FACE)
-    t = t.transpose(0, 1, 3, 5, 2, 4, 6)
-    return np.ascontiguousarray(t).reshape(shape)
+    t = np.asarray(tiles)
+    t = _face_rows(t.reshape(-1, TILE_ELEMS)).reshape(-1, h // TILE, w // TILE, 2, 2, FACE)
+    t = t.transpose(0, 1, 3, 5, 2, 4)
+    return np.ascontiguousarray(t).view(tiles.dtype).reshape(shape)
 
 
 # Index maps between a flat tile in face layout and the same tile row-major.

@@ -1,93 +1,14 @@
-"""pytest setup for tests/rules: the rule tools on sys.path, Bazel and nginx fixtures.
-
-The Bazel tests use private output bases in tmp (their own servers, shut
-down afterwards), never create `bazel-*` symlinks in the workspace and
-never edit the checkout: tests that edit files copy a consumer workspace to
-tmp first.
-"""
+"""pytest setup for tests/rules: the rule tools on sys.path, Bazel and nginx fixtures."""
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
 import shutil
-import socket
-import subprocess
 import sys
-import time
 
 import pytest
+from bazel_harness import ROOT, Bazel, Nginx
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "ttl" / "rules" / "private" / "tools"))
-
-# Quiet, relocatable builds: no convenience symlinks, no sandbox debug logs
-# (Debian's /etc/bazel/bazelrc turns --sandbox_debug on).
-BUILD_FLAGS = ("--symlink_prefix=/", "--nosandbox_debug")
-
-
-class Bazel:
-    """`bazel` on one workspace with a private output base (its own server)."""
-
-    def __init__(self, workspace: pathlib.Path, output_base: pathlib.Path):
-        self.workspace = workspace
-        self.output_base = output_base
-
-    def __call__(self, command: str, *args: str, env: dict[str, str] | None = None,
-                 timeout: int = 900) -> subprocess.CompletedProcess:
-        extra = BUILD_FLAGS if command in ("build", "test", "run") else ()
-        return subprocess.run(
-            ["bazel", f"--output_base={self.output_base}", command, *extra, *args],
-            cwd=self.workspace,
-            check=False,
-            env={**os.environ, **(env or {})},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-
-    def build(self, *args: str, log: pathlib.Path | None = None, **kwargs):
-        """Builds; returns (result, spawns) with the executed spawns of the execution log."""
-        flags = list(args)
-        if log is not None:
-            flags.append(f"--execution_log_json_file={log}")
-        result = self("build", *flags, **kwargs)
-        spawns = read_execution_log(log) if log is not None and log.exists() else []
-        return result, spawns
-
-    def bin_dir(self) -> pathlib.Path:
-        return self.output_base / "execroot" / "ttl_bazel" / "bazel-out" / "k8-fastbuild" / "bin"
-
-    def shutdown(self) -> None:
-        subprocess.run(
-            ["bazel", f"--output_base={self.output_base}", "shutdown"],
-            cwd=self.workspace,
-            check=False,
-            capture_output=True,
-            timeout=120,
-        )
-
-
-def read_execution_log(path: pathlib.Path) -> list[dict]:
-    """The SpawnExec records of `--execution_log_json_file` (concatenated JSON objects)."""
-    text = path.read_text()
-    decoder = json.JSONDecoder()
-    spawns, pos = [], 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            return spawns
-        record, pos = decoder.raw_decode(text, pos)
-        spawns.append(record)
-
-
-def tree_digest(root: pathlib.Path) -> dict[str, bytes]:
-    """Relative path -> content of every file under `root`."""
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +18,7 @@ def bazel_factory(tmp_path_factory):
         pytest.fail("bazel is not installed: run tools/setup.sh")
     made: list[Bazel] = []
 
-    def make(workspace: pathlib.Path = ROOT, name: str = "output_base") -> Bazel:
+    def make(workspace=ROOT, name: str = "output_base") -> Bazel:
         runner = Bazel(workspace, tmp_path_factory.mktemp(name))
         made.append(runner)
         return runner
@@ -105,86 +26,6 @@ def bazel_factory(tmp_path_factory):
     yield make
     for runner in made:
         runner.shutdown()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Nginx:
-    """nginx serving a WebDAV (PUT) folder on loopback: a Bazel HTTP cache."""
-
-    def __init__(self, root: pathlib.Path):
-        self.root = root
-        self.cache = root / "cache"
-        self.port = _free_port()
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def config(self) -> str:
-        temp = {name: self.root / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-        # Workers must be able to write the cache: as root they would switch to
-        # `nobody`, so keep them as the test's user.
-        user = "user root;\n" if os.geteuid() == 0 else ""
-        return f"""{user}worker_processes 1;
-daemon off;
-pid {self.root}/nginx.pid;
-error_log {self.root}/error.log warn;
-events {{ worker_connections 128; }}
-http {{
-    access_log {self.root}/access.log;
-    client_body_temp_path {temp['body']};
-    proxy_temp_path {temp['proxy']};
-    fastcgi_temp_path {temp['fastcgi']};
-    uwsgi_temp_path {temp['uwsgi']};
-    scgi_temp_path {temp['scgi']};
-    server {{
-        listen 127.0.0.1:{self.port};
-        root {self.cache};
-        location / {{
-            dav_methods PUT;
-            create_full_put_path on;
-            client_max_body_size 0;
-        }}
-    }}
-}}
-"""
-
-    def start(self) -> None:
-        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-        if not os.path.exists(nginx):
-            pytest.fail("nginx is not installed: run tools/setup.sh")
-        self.cache.mkdir(parents=True)
-        conf = self.root / "nginx.conf"
-        conf.write_text(self.config())
-        self.proc = subprocess.Popen(
-            [nginx, "-p", str(self.root), "-c", str(conf)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"nginx exited: {self.proc.stderr.read().decode()}")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.1)
-        raise RuntimeError("nginx did not start listening")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pathlib
 import shutil
 
 import pytest
-from conftest import ROOT
+from bazel_harness import ROOT
 
 HERE = pathlib.Path(__file__).resolve().parent / "consumer"
 TOOLCHAIN = "--extra_toolchains=@ttl_bazel//toolchains/device:riscv_gcc_toolchain"

@@ -15,7 +15,7 @@ every example:
 from __future__ import annotations
 
 import pytest
-from conftest import tree_digest
+from bazel_harness import tree_digest
 
 TARGETS = ("//examples/...",)
 MNEMONICS = {"TtlCompile", "TtlDeviceBuild", "TtlBundle"}

@@ -59,7 +59,9 @@ def render(site_packages: str, interpreter: str, distributions: dict[str, dict])
             f"    name = {name!r},",
             "    data = glob(",
             f"        {patterns!r},",
-            '        exclude = ["**/__pycache__/**", "**/*.pyc"],',
+            # RECORD holds the console scripts' hashes, whose shebangs name the
+            # output base: it would change every action key per output base.
+            '        exclude = ["**/__pycache__/**", "**/*.pyc", "**/*.dist-info/RECORD"],',
             "    ),",
             f"    imports = [{site_packages!r}],",
             f"    deps = {deps!r},",

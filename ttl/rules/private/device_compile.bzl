@@ -1,63 +1,74 @@
-"""Compiling and linking device kernels with the resolved device toolchain."""
+"""Compiling and linking device kernels with the resolved device toolchain.
+
+Every device build goes through one tool, tools/build_kernels.py: it compiles
+each source to a fixed object name with the sandbox path mapped away
+(`-ffile-prefix-map`, and `-Wa,--debug-prefix-map` for assembly), then links,
+so ELFs are byte-identical across output bases and machines.
+"""
 
 DEVICE_TOOLCHAIN_TYPE = str(Label("//toolchains:device_toolchain_type"))
-
-# The compiler runs in a sandbox whose absolute path differs per action and
-# per output base; mapping it to "." keeps paths out of the ELF's debug info,
-# so outputs are byte-identical across machines and output bases. gcc does not
-# forward the map to the assembler, which records it for crt0.S: pass it too.
-_COMPILE_SCRIPT = """\
-set -eu
-cxx="$1"; shift
-exec "$cxx" -ffile-prefix-map="$PWD"=. -Wa,--debug-prefix-map="$PWD"=. "$@"
-"""
 
 def device_toolchain(ctx):
     """The DeviceToolchainInfo resolved for this target's platform."""
     return ctx.toolchains[DEVICE_TOOLCHAIN_TYPE].device
 
-def device_link_elf(ctx, toolchain, srcs, hdrs, output, defines = [], include_dirs = [],
-                    copts = [], mnemonic = "TtlDeviceLink", progress_message = None):
-    """Compiles `srcs` with the device toolchain and links them into the ELF `output`.
-
-    One action: kernel ELFs are small, and one action per kernel keeps the
-    action graph (and the remote-cache traffic) proportional to kernels.
+def device_builder_args(ctx, label, toolchain, include_dirs = [], copts = [], defines = []):
+    """The device builder's toolchain arguments; callers add the mode arguments.
 
     Args:
       ctx: the rule context.
+      label: the target, named in error messages.
       toolchain: a DeviceToolchainInfo.
-      srcs: list of C++ (and assembly) Files of this kernel.
-      hdrs: depset or list of header Files the sources may include.
-      output: the ELF File to declare as output.
-      defines: list of `NAME=VALUE` preprocessor defines.
-      include_dirs: extra exec-root relative include directories.
+      include_dirs: exec-root relative include directories, searched before the toolchain's.
       copts: extra compile flags.
-      mnemonic: the action mnemonic.
-      progress_message: the action's progress message.
+      defines: `NAME=VALUE` preprocessor defines for every source.
+
+    Returns:
+      An Args object.
     """
     args = ctx.actions.args()
-    args.add(toolchain.cxx)
-    args.add_all(toolchain.copts)
-    args.add_all(copts)
-    args.add_all(include_dirs + toolchain.include_dirs, before_each = "-I")
-    args.add_all(defines, format_each = "-D%s")
-    args.add("-frandom-seed=" + output.short_path)
-    args.add_all(toolchain.linkopts)
-    args.add("-T", toolchain.linker_script)
-    args.add(toolchain.crt0)
-    args.add_all(srcs)
-    args.add("-lgcc")
-    args.add("-o", output)
-    hdr_depset = hdrs if type(hdrs) == "depset" else depset(hdrs)
-    ctx.actions.run_shell(
-        command = _COMPILE_SCRIPT,
+    args.add("--label", str(label))
+    args.add("--cxx", toolchain.cxx)
+    args.add_all(toolchain.copts + copts, format_each = "--copt=%s")
+    args.add_all(toolchain.linkopts, format_each = "--linkopt=%s")
+    args.add_all(include_dirs + toolchain.include_dirs, format_each = "--include_dir=%s")
+    args.add_all(defines, format_each = "--define=%s")
+    args.add("--linker_script", toolchain.linker_script)
+    args.add("--crt0", toolchain.crt0)
+    return args
+
+def device_builder_inputs(toolchain, inputs, headers):
+    """The inputs of a device build: `inputs`, `headers` and the toolchain's files."""
+    return depset(
+        inputs + [toolchain.linker_script, toolchain.crt0],
+        transitive = [headers, toolchain.headers],
+    )
+
+def device_link_elf(ctx, builder, toolchain, srcs, hdrs, output, defines = [], copts = [],
+                    progress_message = None):
+    """Compiles `srcs` with the device toolchain and links them into the ELF `output`.
+
+    Args:
+      ctx: the rule context.
+      builder: the device builder executable (tools:build_kernels, exec configuration).
+      toolchain: a DeviceToolchainInfo.
+      srcs: list of C++ (and assembly) Files of this kernel.
+      hdrs: list of header Files the sources may include.
+      output: the ELF File to declare as output; its name must end in `.elf`.
+      defines: `NAME=VALUE` preprocessor defines.
+      copts: extra compile flags.
+      progress_message: the action's progress message.
+    """
+    args = device_builder_args(ctx, ctx.label, toolchain, copts = copts, defines = defines)
+    args.add("--out", output.dirname)
+    args.add("--stem", output.basename[:-len(".elf")])
+    args.add_all(srcs, format_each = "--source=%s")
+    ctx.actions.run(
+        executable = builder,
         arguments = [args],
-        inputs = depset(
-            srcs + [toolchain.linker_script, toolchain.crt0],
-            transitive = [hdr_depset, toolchain.headers],
-        ),
+        inputs = device_builder_inputs(toolchain, srcs, depset(hdrs)),
         outputs = [output],
-        mnemonic = mnemonic,
+        mnemonic = "TtlDeviceLink",
         progress_message = progress_message or "Linking device kernel %s" % output.short_path,
         env = {"TTL_DEVICE_CXX_VERSION": toolchain.cxx_version},
     )

@@ -6,6 +6,7 @@ def _ttl_device_kernel_impl(ctx):
     elf = ctx.actions.declare_file(ctx.label.name + ".elf")
     device_link_elf(
         ctx,
+        ctx.executable._device_builder,
         device_toolchain(ctx),
         srcs = ctx.files.srcs,
         hdrs = ctx.files.hdrs,
@@ -29,6 +30,11 @@ ttl_device_kernel = rule(
         "hdrs": attr.label_list(allow_files = True, doc = "Headers the sources include."),
         "defines": attr.string_list(doc = "Preprocessor defines, `NAME=VALUE`."),
         "copts": attr.string_list(doc = "Extra compile flags."),
+        "_device_builder": attr.label(
+            default = Label("//ttl/rules/private/tools:build_kernels"),
+            executable = True,
+            cfg = "exec",
+        ),
     },
     toolchains = [DEVICE_TOOLCHAIN_TYPE],
 )

@@ -13,7 +13,13 @@ Three actions per operation, each with only declared inputs:
    with the SHA-256 of every file recorded in the bundle's manifest.
 """
 
-load(":device_compile.bzl", "DEVICE_TOOLCHAIN_TYPE", "device_toolchain")
+load(
+    ":device_compile.bzl",
+    "DEVICE_TOOLCHAIN_TYPE",
+    "device_builder_args",
+    "device_builder_inputs",
+    "device_toolchain",
+)
 load(":providers.bzl", "TtlOperationInfo")
 
 _DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
@@ -129,25 +135,21 @@ def _ttl_operation_impl(ctx):
     )
 
     # 2. The device toolchain: every kernel of the manifest -> one ELF.
-    build_args = ctx.actions.args()
-    build_args.add("--label", str(ctx.label))
+    build_args = device_builder_args(
+        ctx,
+        ctx.label,
+        toolchain,
+        include_dirs = include_dirs,
+        copts = ctx.attr.copts,
+        defines = ctx.attr.defines,
+    )
     build_args.add("--manifest", manifest)
     build_args.add("--kernels", kernels.path)
     build_args.add("--out", elfs.path)
-    build_args.add("--cxx", toolchain.cxx)
-    build_args.add_all(toolchain.copts + ctx.attr.copts, format_each = "--copt=%s")
-    build_args.add_all(toolchain.linkopts, format_each = "--linkopt=%s")
-    build_args.add_all(include_dirs + toolchain.include_dirs, format_each = "--include_dir=%s")
-    build_args.add_all(ctx.attr.defines, format_each = "--define=%s")
-    build_args.add("--linker_script", toolchain.linker_script)
-    build_args.add("--crt0", toolchain.crt0)
     ctx.actions.run(
         executable = ctx.executable._device_builder,
         arguments = [build_args],
-        inputs = depset(
-            [manifest, kernels, toolchain.linker_script, toolchain.crt0],
-            transitive = [headers, toolchain.headers],
-        ),
+        inputs = device_builder_inputs(toolchain, [manifest, kernels], headers),
         outputs = [elfs],
         mnemonic = "TtlDeviceBuild",
         progress_message = "Building device kernels of TT-Lang operation %s (%s)" % (

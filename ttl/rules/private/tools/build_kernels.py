@@ -30,18 +30,15 @@ _MISSING_HEADER = re.compile(
 )
 
 
-def kernel_commands(args: argparse.Namespace, kernel: dict, cwd: str) -> list[list[str]]:
-    """Compile crt0 and the kernel to fixed object names, then link.
+def elf_commands(args: argparse.Namespace, sources: list[str], stem: str, defines: list[str],
+                 cwd: str) -> list[list[str]]:
+    """Compile crt0 and each source to fixed object names, then link `<out>/<stem>.elf`.
 
     Compiling and linking in one driver call would name the objects after
     random temporary files, and the linker records those names in the ELF.
     """
-    source = os.path.join(args.kernels, kernel["source"])
-    stem = os.path.splitext(kernel["source"])[0]
     objs = os.path.join(args.out + ".objs", stem)
     os.makedirs(objs, exist_ok=True)
-    elf = os.path.join(args.out, stem + ".elf")
-    defines = [f"-D{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
     compile_flags = [
         args.cxx,
         f"-ffile-prefix-map={cwd}=.",
@@ -54,14 +51,23 @@ def kernel_commands(args: argparse.Namespace, kernel: dict, cwd: str) -> list[li
         f"-frandom-seed={stem}",
         "-c",
     ]
-    crt0_obj = os.path.join(objs, "crt0.o")
-    kernel_obj = os.path.join(objs, stem + ".o")
-    return [
-        [*compile_flags, args.crt0, "-o", crt0_obj],
-        [*compile_flags, source, "-o", kernel_obj],
-        [args.cxx, *args.linkopt, "-T", args.linker_script, crt0_obj, kernel_obj, "-lgcc",
-         "-o", elf],
-    ]
+    commands = []
+    objects = []
+    for index, source in enumerate([args.crt0, *sources]):
+        obj = os.path.join(objs, f"{index}_{os.path.basename(source)}.o")
+        commands.append([*compile_flags, source, "-o", obj])
+        objects.append(obj)
+    elf = os.path.join(args.out, stem + ".elf")
+    commands.append([args.cxx, *args.linkopt, "-T", args.linker_script, *objects, "-lgcc", "-o", elf])
+    return commands
+
+
+def kernel_commands(args: argparse.Namespace, kernel: dict, cwd: str) -> list[list[str]]:
+    """The commands building one manifest kernel (its defines from the manifest)."""
+    source = os.path.join(args.kernels, kernel["source"])
+    stem = os.path.splitext(kernel["source"])[0]
+    defines = [f"-D{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
+    return elf_commands(args, [source], stem, defines, cwd)
 
 
 def explain_failure(label: str, kernel: dict, output: str, manifest: dict) -> str:
@@ -89,11 +95,23 @@ def explain_failure(label: str, kernel: dict, output: str, manifest: dict) -> st
     )
 
 
+def run_commands(commands: list[list[str]]) -> subprocess.CompletedProcess:
+    """Runs `commands` in order, stopping at (and returning) the first failure."""
+    for command in commands:
+        proc = subprocess.run(command, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            break
+    return proc
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--label", required=True)
-    parser.add_argument("--manifest", required=True)
-    parser.add_argument("--kernels", required=True)
+    parser.add_argument("--manifest", help="Build every kernel of this manifest...")
+    parser.add_argument("--kernels", help="...whose sources are in this directory.")
+    parser.add_argument("--source", action="append", default=[],
+                        help="Or: build these sources into one ELF named --stem.")
+    parser.add_argument("--stem")
     parser.add_argument("--out", required=True)
     parser.add_argument("--cxx", required=True)
     parser.add_argument("--copt", action="append", default=[])
@@ -104,21 +122,31 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--crt0", required=True)
     args = parser.parse_args(argv)
 
-    with open(args.manifest, encoding="utf-8") as f:
-        manifest = json.load(f)
     os.makedirs(args.out, exist_ok=True)
     cwd = os.getcwd()
+    try:
+        if args.manifest:
+            return build_manifest(args, cwd)
+        proc = run_commands(elf_commands(args, args.source, args.stem, [], cwd))
+        if proc.returncode != 0:
+            sys.stderr.write(f"{args.label}: device compile failed:\n")
+            sys.stderr.write((proc.stdout + proc.stderr).replace(cwd + os.sep, ""))
+        return proc.returncode
+    finally:
+        shutil.rmtree(args.out + ".objs", ignore_errors=True)
+
+
+def build_manifest(args: argparse.Namespace, cwd: str) -> int:
+    """Builds every kernel of the manifest in parallel; reports every failure."""
+    with open(args.manifest, encoding="utf-8") as f:
+        manifest = json.load(f)
     kernels = manifest.get("kernels", [])
     if not kernels:
         print(f"{args.label}: the manifest lists no kernels", file=sys.stderr)
         return 1
 
     def build(kernel: dict) -> tuple[dict, subprocess.CompletedProcess]:
-        for cmd in kernel_commands(args, kernel, cwd):
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if proc.returncode != 0:
-                break
-        return kernel, proc
+        return kernel, run_commands(kernel_commands(args, kernel, cwd))
 
     workers = max(1, min(len(kernels), os.cpu_count() or 1))
     status = 0
@@ -128,7 +156,6 @@ def main(argv: list[str]) -> int:
                 status = 1
                 output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
                 sys.stderr.write(explain_failure(args.label, kernel, output, manifest))
-    shutil.rmtree(args.out + ".objs", ignore_errors=True)
     return status
 
 

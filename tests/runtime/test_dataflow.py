@@ -166,3 +166,27 @@ def test_launch_rejects_bad_configuration(build):
         dev.launch(Program([KernelSpec("k", elf, "dm0")], [DFBConfig(32, 2048, 1, 2)]))
     with pytest.raises(LaunchError, match="cannot read kernel ELF"):
         dev.launch(Program([KernelSpec("k", "/nonexistent.elf", "dm0")]))
+
+
+def test_device_reuses_machines_across_launches_with_new_code(build):
+    dev = Device(grid=(1, 1), quantum=500)
+    n = 5
+    src, dst = dev.dram.allocate(n, PAGE), dev.dram.allocate(n, PAGE)
+    data = np.arange(n * 16, dtype=np.uint32).reshape(n, 16)
+    dev.dram.write_pages(src, PAGE, data.view(np.uint8))
+    copy = Program([KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+                   [DFBConfig(0, PAGE, 1, 1, "f32")])
+    dev.launch(copy)
+    machine = dev.nodes[0, 0].harts["dm0"]
+    # A different kernel in the same slot: stale translated code would misbehave.
+    out = dev.dram.allocate(4, PAGE)
+    dev.launch(Program(
+        kernels=[KernelSpec("producer", build(PRODUCER), "dm0", [2]),
+                 KernelSpec("consumer", build(CONSUMER), "dm1", [out, 4])],
+        dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
+    ))
+    assert dev.nodes[0, 0].harts["dm0"] is machine
+    want = np.array([[p * 1000 + j for j in range(16)] for p in range(4)])
+    np.testing.assert_array_equal(_words(dev, out, 4), want)
+    dev.launch(copy)  # and back again
+    np.testing.assert_array_equal(_words(dev, dst, n), data[::-1])

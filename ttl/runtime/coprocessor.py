@@ -80,6 +80,11 @@ class Coprocessor:
         ):
             self._ops[code] = fn
 
+    def reset(self) -> None:
+        """Clears DST and the statistics (a new launch)."""
+        self.dst.fill(0)
+        self.commands = 0
+
     def drain(self, queue32: np.ndarray) -> None:
         """Executes and empties the command queue mapped at ``queue32``."""
         count = int(queue32[0])

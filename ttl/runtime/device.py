@@ -28,7 +28,8 @@ class Device:
 
     ``instruction_budget`` bounds each kernel's instructions (RunawayKernelError
     past it); ``quantum`` is how many instructions a hart runs before the next
-    hart's turn.
+    hart's turn; a blocking stop is charged ``yield_charge`` instructions
+    (docs/runtime.md explains the accounting).
     """
 
     def __init__(self, target: str = _targets.DEFAULT_TARGET, grid=(1, 1), *,
@@ -57,6 +58,7 @@ class Device:
         self.slots = sorted({s for slots in self.target.slots.values() for s in slots})
         self.dst_tiles = max(self.target.dst_tiles.values())
         self._images: dict[str, ElfImage] = {}
+        self._machines: dict[tuple[tuple[int, int], str], Hart] = {}  # reused across launches
         self.last_report: RunReport | None = None
 
     # -------------------------------------------------------------- tensors
@@ -101,7 +103,7 @@ class Device:
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
             rounds = run_harts(harts, self.quantum)
         self.last_report = RunReport(
-            kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.instructions,
+            kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.turns, h.budget_used,
                                  h.cop.commands, h.stall_counts()) for h in harts],
             noc_bytes_read=self.noc.bytes_read,
             noc_bytes_written=self.noc.bytes_written,
@@ -169,8 +171,12 @@ class Device:
                         raise LaunchError(f"kernel '{spec.name}': {what} arg {bad[0]} does not "
                                           "fit in 32 bits")
                 node = self.nodes[coord]
-                hart = Hart(node, spec.slot, spec.name, image, args, common, self.noc,
-                            self.dst_tiles, self.instruction_budget, self.yield_charge)
+                hart = self._machines.get((coord, spec.slot))
+                if hart is None:
+                    hart = Hart(node, spec.slot, self.noc, self.dst_tiles)
+                    self._machines[coord, spec.slot] = hart
+                hart.load(spec.name, image, args, common, self.instruction_budget,
+                          self.yield_charge)
                 node.harts[spec.slot] = hart
                 harts.append(hart)
         return harts

@@ -77,6 +77,9 @@ _WAIT_NAMES = {
 }
 
 
+TCG_BUFFER_BYTES = 8 << 20
+
+
 class HartState(enum.Enum):
     READY = "ready"
     BLOCKED = "blocked"
@@ -96,28 +99,16 @@ class Wait:
 class Hart:
     """A kernel running on one processor slot of one node."""
 
-    def __init__(self, node, slot: str, kernel: str, image: ElfImage, args: list[int],
-                 common_args: list[int], noc, dst_tiles: int, budget: int, yield_charge: int):
-        self.node, self.slot, self.kernel, self.image = node, slot, kernel, image
-        self.noc = noc
-        self.budget = budget
-        self.yield_charge = yield_charge
-        self.state = HartState.READY
-        self.wait: Wait | None = None
-        self.pc = image.entry
-        self.instructions = 0  # full quanta exactly, plus yield_charge per blocking stop
-        self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
-        self._ready = None  # predicate of the current wait
-        self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
-        self.cop = Coprocessor(node.l1, dst_tiles)
+    def __init__(self, node, slot: str, noc, dst_tiles: int):
+        """Builds the machine: a Unicorn CPU with the node's memory mapped in.
 
+        Machines are reused across launches (:meth:`load` installs a kernel):
+        creating a Unicorn instance costs about a millisecond."""
+        self.node, self.slot, self.noc = node, slot, noc
+        self.cop = Coprocessor(node.l1, dst_tiles)
+        self.local = memmap.page_aligned_buffer(memmap.LOCAL_SIZE)
         self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
-        a32 = self.args.view(np.uint32)
-        _put_words(a32, memmap.ARGS_OFFSET, args)
-        _put_words(a32, memmap.COMMON_ARGS_OFFSET, common_args)
-        info = memmap.HART_INFO_OFFSET // 4
-        a32[info + memmap.HINFO_NUM_ARGS] = len(args)
-        a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
+        a32 = self.args32 = self.args.view(np.uint32)
         self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
         noc_q = memmap.NOC_QUEUE_OFFSET // 4
         self.noc_queue32 = a32[noc_q : noc_q + memmap.NOC_QUEUE_SIZE // 4]
@@ -125,18 +116,54 @@ class Hart:
         self.queue32 = self.queue.view(np.uint32)
 
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+        # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
+        # of address space per hart (192 harts on a full Wormhole grid).
+        uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)
         rw = UC_PROT_READ | UC_PROT_WRITE
-        uc.mem_map_ptr(memmap.L1_BASE, node.l1.size, UC_PROT_ALL, node.l1.ctypes.data)
-        uc.mem_map(memmap.LOCAL_BASE, memmap.LOCAL_SIZE, UC_PROT_ALL)
-        for addr, data, _ in image.segments:
-            uc.mem_write(addr, data)
-        uc.mem_map_ptr(memmap.NODE_REGS_BASE, memmap.NODE_REGS_SIZE, rw, node.regs.ctypes.data)
-        uc.mem_map_ptr(memmap.HART_ARGS_BASE, memmap.HART_ARGS_SIZE, rw, self.args.ctypes.data)
-        uc.mem_map_ptr(memmap.COP_QUEUE_BASE, memmap.COP_QUEUE_SIZE, rw, self.queue.ctypes.data)
+        for base, buf, prot in (
+            (memmap.L1_BASE, node.l1, UC_PROT_ALL),
+            (memmap.LOCAL_BASE, self.local, UC_PROT_ALL),
+            (memmap.NODE_REGS_BASE, node.regs, rw),
+            (memmap.HART_ARGS_BASE, self.args, rw),
+            (memmap.COP_QUEUE_BASE, self.queue, rw),
+        ):
+            uc.mem_map_ptr(base, buf.size, prot, buf.ctypes.data)
         uc.mmio_map(memmap.MMIO_BASE, memmap.MMIO_SIZE, self._mmio_read, None,
                     self._mmio_write, None)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        self.kernel = "-"
+        self.state = HartState.DONE
+
+    def load(self, kernel: str, image: ElfImage, args: list[int], common_args: list[int],
+             budget: int, yield_charge: int) -> None:
+        """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST."""
+        self.kernel, self.image = kernel, image
+        self.budget, self.yield_charge = budget, yield_charge
+        self.state = HartState.READY
+        self.wait: Wait | None = None
+        self.pc = image.entry
+        # Instructions charged against the budget: exact for quanta that ran out,
+        # yield_charge per blocking stop (Unicorn does not expose its counter).
+        self.budget_used = 0
+        self.turns = 0  # emulation runs (scheduler turns)
+        self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
+        self._ready = None  # predicate of the current wait
+        self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
+        self.local[:] = 0
+        for addr, data, _ in image.segments:
+            off = addr - memmap.LOCAL_BASE
+            self.local[off : off + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        self.uc.ctl_flush_tb()  # the code changed under translated blocks
+        self.args[:] = 0
+        self.queue32[0] = 0
+        a32 = self.args32
+        _put_words(a32, memmap.ARGS_OFFSET, args)
+        _put_words(a32, memmap.COMMON_ARGS_OFFSET, common_args)
+        info = memmap.HART_INFO_OFFSET // 4
+        a32[info + memmap.HINFO_NUM_ARGS] = len(args)
+        a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
+        self.cop.reset()
         self._error: Exception | None = None
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)
@@ -147,6 +174,7 @@ class Hart:
         self._error = self._bad_access = self._trap = None
         image, mb = self.image, self.mailbox
         mb[memmap.MB_RESUME] = 0
+        self.turns += 1
         try:
             self.uc.emu_start(self.pc, image.stop_pc, count=quantum)
         except UcError as e:
@@ -167,14 +195,14 @@ class Hart:
             self._ready = self._wait_predicate(self.wait)
             self.pc = resume
             self.state = HartState.BLOCKED
-            self.instructions += self.yield_charge
+            self.budget_used += self.yield_charge
             key = (kind, a, b)
             self.stalls[key] = self.stalls.get(key, 0) + 1
         else:  # the quantum ran out
             self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
-            self.instructions += quantum
+            self.budget_used += quantum
         self._drain()
-        if self.instructions > self.budget and self.state is not HartState.DONE:
+        if self.budget_used > self.budget and self.state is not HartState.DONE:
             raise RunawayKernelError(
                 f"executed more than {self.budget} instructions without finishing (a runaway "
                 "loop?); pass a larger instruction_budget to Device if the kernel needs it",
@@ -323,7 +351,7 @@ class Hart:
         return text + f"current value {now}"
 
     def describe(self) -> str:
-        text = f"kernel '{self.kernel}' {self.state.value}, ~{self.instructions} instructions"
+        text = f"kernel '{self.kernel}' {self.state.value} after {self.turns} turns"
         if self.state is HartState.BLOCKED:
             text += f", waiting in {_describe_wait(self.wait)}"
         return text

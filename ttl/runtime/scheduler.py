@@ -15,7 +15,8 @@ class KernelStats:
     kernel: str
     node: tuple[int, int]
     slot: str
-    instructions: int
+    turns: int  # times the hart was run (each ends at a blocking call, quantum or the end)
+    budget_used: int  # instructions charged against the budget (see Hart.budget_used)
     coprocessor_commands: int
     stalls: dict[str, int] = field(default_factory=dict)
 
@@ -32,10 +33,11 @@ class RunReport:
 
     def table(self) -> str:
         """The statistics as a fixed-width text table."""
-        rows = [("kernel", "node", "slot", "instructions~", "cop cmds", "stalls")]
+        rows = [("kernel", "node", "slot", "turns", "budget used", "cop cmds", "stalls")]
         for k in self.kernels:
             stalls = ", ".join(f"{n} x{c}" for n, c in sorted(k.stalls.items())) or "-"
-            rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.instructions),
+            rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.turns),
+                         str(k.budget_used),
                          str(k.coprocessor_commands), stalls))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]

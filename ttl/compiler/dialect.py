@@ -32,9 +32,11 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
+    UnitAttr,
     i32,
     i64,
 )
@@ -50,6 +52,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     EqAttrConstraint,
     IRDLOperation,
     ParsePropInAttrDict,
@@ -59,6 +62,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    opt_result_def,
     param_def,
     prop_def,
     region_def,
@@ -72,6 +76,7 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     NoTerminator,
+    OpTrait,
     SymbolOpInterface,
     SymbolTable,
 )
@@ -814,6 +819,300 @@ class StoreOp(IRDLOperation):
             raise VerifyException("store needs a reserved block")
 
 
+# ===================================================================
+# External calls (ttl.call_extern_func). Contract: docs/compiler.md,
+# "External calls in the IR". Passes read DFB dependencies only through
+# DFBDependencyInterface.
+# ===================================================================
+
+
+class DFBEffectKind(StrEnum):
+    """A synchronous DFB protocol action performed by external C++."""
+
+    RESERVE = "reserve"
+    PUSH = "push"
+    WAIT = "wait"
+    POP = "pop"
+
+
+@irdl_attr_definition
+class DFBEffectKindAttr(EnumAttribute[DFBEffectKind], SpacedOpaqueSyntaxAttribute):
+    """The kind of one ``#ttl.dfb_effect``."""
+
+    name = "ttl.dfb_effect_kind"
+
+
+@irdl_attr_definition
+class DFBEffectAttr(ParametrizedAttribute):
+    """``#ttl.dfb_effect<kind, dependency_index, tiles>``.
+
+    ``dependency_index`` points into ``CallExternOp.get_dfb_dependency_operands()``.
+    """
+
+    name = "ttl.dfb_effect"
+
+    kind: DFBEffectKindAttr = param_def()
+    dependency_index: IntAttr = param_def()
+    tiles: IntAttr = param_def()
+
+    def __init__(self, kind: DFBEffectKind, dependency_index: int, tiles: int):
+        super().__init__(DFBEffectKindAttr(kind), IntAttr(dependency_index), IntAttr(tiles))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            f"<{self.kind.data.value}, {self.dependency_index.data}, {self.tiles.data}>"
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            kind = DFBEffectKind(parser.parse_identifier())
+            parser.parse_punctuation(",")
+            index = parser.parse_integer()
+            parser.parse_punctuation(",")
+            tiles = parser.parse_integer()
+        return (DFBEffectKindAttr(kind), IntAttr(index), IntAttr(tiles))
+
+    def verify(self) -> None:
+        if self.dependency_index.data < 0:
+            raise VerifyException("dfb_effect dependency_index must be non-negative")
+        if self.tiles.data <= 0:
+            raise VerifyException("dfb_effect tiles must be positive")
+
+
+class _DFBRefAttr(ParametrizedAttribute):
+    """``#ttl.<name><@dfb>``: a compile-time reference to a DFB symbol."""
+
+    def __init__(self, dfb: str):
+        super().__init__(SymbolRefAttr(dfb))
+
+    @property
+    def dfb_name(self) -> str:
+        return self.dfb.root_reference.data  # type: ignore[attr-defined]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<@{self.dfb_name}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            ref = parser.parse_symbol_name()
+        return (SymbolRefAttr(ref.data),)
+
+
+@irdl_attr_definition
+class DFBDescriptorAttr(_DFBRefAttr):
+    """Template argument ``ttl.dfb_descriptor(dfb)`` -> ``ttlang::DFBDescriptor<...>``."""
+
+    name = "ttl.dfb_descriptor"
+
+    dfb: SymbolRefAttr = param_def()
+
+
+@irdl_attr_definition
+class DFBIdAttr(_DFBRefAttr):
+    """Template argument ``ttl.get_dfb_id(dfb)`` -> the physical index constant."""
+
+    name = "ttl.dfb_id"
+
+    dfb: SymbolRefAttr = param_def()
+
+
+@irdl_attr_definition
+class FloatBitsAttr(ParametrizedAttribute):
+    """Template argument ``float`` as its binary32 bit pattern (``1.0`` -> ``<1065353216>``)."""
+
+    name = "ttl.float_bits"
+
+    bits: IntAttr = param_def()
+
+    def __init__(self, bits: int):
+        super().__init__(IntAttr(bits))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.bits.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (IntAttr(parser.parse_integer()),)
+
+    def verify(self) -> None:
+        if not 0 <= self.bits.data < 2**32:
+            raise VerifyException("float_bits must be a 32-bit pattern")
+
+
+@irdl_attr_definition
+class DispatchConditionAttr(ParametrizedAttribute):
+    """``#ttl.dispatch_condition<ordinal, i32|i64>``: one ``ttl.DispatchCondition``.
+
+    Equal attributes (same ordinal) identify one declaration in the module.
+    """
+
+    name = "ttl.dispatch_condition"
+
+    ordinal: IntAttr = param_def()
+    scalar_type: IntegerType = param_def()
+
+    def __init__(self, ordinal: int, scalar_type: IntegerType):
+        super().__init__(IntAttr(ordinal), scalar_type)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.ordinal.data}, ")
+        printer.print_attribute(self.scalar_type)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            ordinal = parser.parse_integer()
+            parser.parse_punctuation(",")
+            ty = parser.parse_type()
+        return (IntAttr(ordinal), ty)
+
+    def verify(self) -> None:
+        if self.scalar_type not in (i32, i64):
+            raise VerifyException("a dispatch condition is i32 or i64")
+
+
+class DFBDependencyInterface(OpTrait):
+    """Ops whose DFB storage dependencies passes must see (external calls).
+
+    ``get_dfb_dependency_operands(op)`` is the sequence effect indices point
+    into; aliased occurrences of one SSA DFB stay separate elements.
+    """
+
+    def get_dfb_dependency_operands(self, op: Operation) -> tuple[SSAValue, ...]:
+        return op.get_dfb_dependency_operands()  # type: ignore[attr-defined]
+
+
+TEMPLATE_ARG_ATTRS = (IntegerAttr, DFBDescriptorAttr, DFBIdAttr, FloatBitsAttr)
+MAX_DFB_EFFECTS = 4096
+
+
+@irdl_op_definition
+class RawAddrOp(IRDLOperation):
+    """``ttl.raw_addr(tensor)``: the tensor's DRAM buffer address (``uint32_t``)."""
+
+    name = "ttl.raw_addr"
+
+    tensor = operand_def(TensorType)
+    result = result_def(i32)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$tensor attr-dict `:` type($tensor)"
+
+    def __init__(self, tensor: SSAValue):
+        super().__init__(operands=[tensor], result_types=[i32])
+
+
+@irdl_op_definition
+class CallExternOp(IRDLOperation):
+    """A call of external C++ ``callee`` declared in ``header``.
+
+    Operand segments: ``func_args`` (C++ arguments: scalars, DFBs, tensors,
+    ``ttl.raw_addr`` values), ``descriptor_dfbs`` (the DFB of each
+    ``#ttl.dfb_descriptor`` template argument, in template order) and
+    ``dfb_dependencies`` (dependency-only DFBs, no C++ argument).
+    """
+
+    name = "ttl.call_extern"
+
+    header = prop_def(StringAttr)
+    callee = prop_def(StringAttr)
+    template_args = prop_def(ArrayAttr)
+    include_paths = prop_def(ArrayAttr[StringAttr])
+    dfb_effects = prop_def(ArrayAttr[DFBEffectAttr])
+    unknown_dfb_access = opt_prop_def(UnitAttr)
+    condition = opt_prop_def(DispatchConditionAttr)
+
+    func_args = var_operand_def()
+    descriptor_dfbs = var_operand_def(DFBType)
+    dfb_dependencies = var_operand_def(DFBType)
+    result = opt_result_def(EqAttrConstraint(i32) | EqAttrConstraint(i64))
+
+    traits = traits_def(DFBDependencyInterface())
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$header `,` $callee `(` $func_args `)` `descriptors` `(` $descriptor_dfbs `)` "
+        "`deps` `(` $dfb_dependencies `)` attr-dict `:` `(` type($func_args) `)` "
+        "`,` `(` type($descriptor_dfbs) `)` `,` `(` type($dfb_dependencies) `)` "
+        "(`->` type($result)^)?"
+    )
+
+    def __init__(
+        self,
+        header: str,
+        callee: str,
+        *,
+        template_args: Sequence[Attribute] = (),
+        func_args: Sequence[SSAValue] = (),
+        descriptor_dfbs: Sequence[SSAValue] = (),
+        dfb_dependencies: Sequence[SSAValue] = (),
+        dfb_effects: Sequence[DFBEffectAttr] = (),
+        unknown_dfb_access: bool = False,
+        include_paths: Sequence[str] = (),
+        result_type: Attribute | None = None,
+        condition: DispatchConditionAttr | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "header": StringAttr(header),
+            "callee": StringAttr(callee),
+            "template_args": ArrayAttr(template_args),
+            "include_paths": ArrayAttr(StringAttr(p) for p in include_paths),
+            "dfb_effects": ArrayAttr(dfb_effects),
+        }
+        if unknown_dfb_access:
+            props["unknown_dfb_access"] = UnitAttr()
+        if condition is not None:
+            props["condition"] = condition
+        super().__init__(
+            operands=[list(func_args), list(descriptor_dfbs), list(dfb_dependencies)],
+            properties=props,
+            result_types=[[result_type] if result_type is not None else []],
+        )
+
+    def get_dfb_dependency_operands(self) -> tuple[SSAValue, ...]:
+        """DFB func args, then descriptor DFBs, then ``dfb_dependencies``, in source order."""
+        direct = tuple(v for v in self.func_args if isinstance(v.type, DFBType))
+        return direct + tuple(self.descriptor_dfbs) + tuple(self.dfb_dependencies)
+
+    getDFBDependencyOperands = get_dfb_dependency_operands  # the spec's name
+
+    def verify_(self) -> None:
+        for a in self.template_args.data:
+            if not isinstance(a, TEMPLATE_ARG_ATTRS):
+                raise VerifyException(f"unsupported template argument attribute {a}")
+        descriptors = [a for a in self.template_args.data if isinstance(a, DFBDescriptorAttr)]
+        if len(descriptors) != len(self.descriptor_dfbs):
+            raise VerifyException("one descriptor_dfbs operand per #ttl.dfb_descriptor")
+        for attr, value in zip(descriptors, self.descriptor_dfbs, strict=True):
+            if isinstance(value.owner, GetDFBOp) and value.owner.ref.root_reference.data != attr.dfb_name:
+                raise VerifyException("a descriptor operand must be the DFB its attribute names")
+        for v in self.func_args:
+            if not isinstance(v.type, IntegerType | DFBType | TensorType):
+                raise VerifyException(f"unsupported external argument type {v.type}")
+        deps = self.get_dfb_dependency_operands()
+        dep_names = {
+            v.owner.ref.root_reference.data for v in deps if isinstance(v.owner, GetDFBOp)
+        }
+        for a in self.template_args.data:
+            if isinstance(a, DFBIdAttr) and a.dfb_name not in dep_names:
+                raise VerifyException(f"#ttl.dfb_id<@{a.dfb_name}> needs that DFB as a dependency")
+        if len(self.dfb_effects.data) > MAX_DFB_EFFECTS:
+            raise VerifyException(f"more than {MAX_DFB_EFFECTS} dfb_effects")
+        for e in self.dfb_effects.data:
+            if e.dependency_index.data >= len(deps):
+                raise VerifyException("dfb_effect dependency_index out of range")
+        if self.condition is not None:
+            if deps or self.dfb_effects.data or self.unknown_dfb_access is not None:
+                raise VerifyException("a condition-result call cannot touch DFBs")
+            if any(isinstance(a, DFBIdAttr) for a in self.template_args.data):
+                raise VerifyException("a condition-result call cannot carry a DFB index")
+            if self.result is None or self.result.type != self.condition.scalar_type:
+                raise VerifyException("a condition-result call returns the condition's type")
+
+
 TTL = Dialect(
     "ttl",
     [
@@ -841,6 +1140,8 @@ TTL = Dialect(
         BroadcastOp,
         FillOp,
         StoreOp,
+        RawAddrOp,
+        CallExternOp,
     ],
     [
         KernelKindAttr,
@@ -851,5 +1152,11 @@ TTL = Dialect(
         TilesType,
         SliceType,
         TransferType,
+        DFBEffectKindAttr,
+        DFBEffectAttr,
+        DFBDescriptorAttr,
+        DFBIdAttr,
+        FloatBitsAttr,
+        DispatchConditionAttr,
     ],
 )

@@ -1,9 +1,10 @@
 """The modelled tile coprocessor: DST registers and NumPy tile math.
 
 The compute kernel's API calls append 8-word commands to the hart's queue
-(memmap.COP_QUEUE_BASE); the emulator executes a queue whenever the hart
-flushes it (cb_push_back, queue full) or stops. Word 7 of every command is the
-return address of the API call, so errors name the kernel's source line.
+(memmap.COP_QUEUE_BASE); the emulator executes the queue whenever the hart
+stops (before any other hart runs) or flushes a full queue. Word 7 of every
+command is the return address of the API call, so errors name the kernel's
+source line.
 
 Numerics (docs/runtime.md): DST holds fp32; operands are unpacked exactly to
 fp32; math runs in fp32; pack rounds to nearest-even for bf16 (exact for fp32).

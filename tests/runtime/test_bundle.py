@@ -100,3 +100,12 @@ def test_rejects_unknown_version_and_target(eltwise_bundle, tmp_path):
 def test_missing_directory_is_a_clear_error(tmp_path):
     with pytest.raises(BundleError, match="has no manifest.json"):
         load_bundle(tmp_path)
+
+
+def test_run_with_torch_tensors_updates_output_in_place(eltwise_bundle):
+    torch = pytest.importorskip("torch")
+    a, b, c = (torch.from_numpy(x.astype(np.float32)).to(torch.bfloat16) for x in _inputs(1))
+    y = torch.zeros(SHAPE, dtype=torch.bfloat16)
+    out = run(eltwise_bundle, a, b, c, y)
+    assert out[3] is y
+    assert torch.equal(y, (a.float() * b.float() + c.float()).to(torch.bfloat16))

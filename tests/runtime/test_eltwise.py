@@ -62,7 +62,8 @@ def test_multi_node_grid_splits_tiles(eltwise_elfs):
 
 def test_torch_in_torch_out(eltwise_elfs):
     torch = pytest.importorskip("torch")
-    a, b, c = (torch.from_numpy(x) for x in _inputs((32, 32), "bf16", seed=3))
+    a, b, c = (torch.from_numpy(x.astype(np.float32)).to(torch.bfloat16)
+               for x in _inputs((32, 64), "bf16", seed=3))
     y, _ = run_eltwise(Device(grid=(1, 1)), eltwise_elfs("bf16"), a, b, c, "bf16")
     assert isinstance(y, torch.Tensor) and y.dtype == torch.bfloat16
     want = (a.float() * b.float() + c.float()).to(torch.bfloat16)

@@ -32,18 +32,82 @@ class KernelKind(enum.Flag):
         return COMPUTE if self is KernelKind.COMPUTE else DATA_MOVEMENT
 
 
+@dataclass(frozen=True)
+class KernelBinding:
+    """Where a :class:`Kernel` handle belongs: its owning operation and capture name."""
+
+    owner: Any  # the ttl.Operation that registered the handle (compared with ``is``)
+    capture_name: str
+
+    @property
+    def operation_name(self) -> str:
+        return self.owner.name
+
+
 class Kernel:
     """An operation-local logical-kernel handle of one kind.
 
     Distinguishes several kernels of the same kind (see the external-functions
-    spec). The compiler binds its name when the operation is compiled.
+    spec). Operation registration binds the handle in place, exactly once, to
+    its capture name and its owning operation; equality and hashing use the
+    owner's deterministic identity and the capture name, so they raise while
+    the handle is unbound.
     """
 
     def __init__(self, kind: KernelKind):
         if kind not in (KernelKind.COMPUTE, KernelKind.DATA_MOVEMENT):
-            raise TypeError("ttl.Kernel takes exactly one KernelKind")
+            raise TTLCompileError(
+                f"ttl.Kernel takes exactly one KernelKind, got {kind!r}",
+                caller_loc(2),
+                "write ttl.Kernel(ttl.KernelKind.COMPUTE) or ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)",
+            )
         self.kind = kind
-        self.name: str | None = None
+        self.loc = caller_loc(2)
+        self.binding: KernelBinding | None = None
+
+    @property
+    def is_bound(self) -> bool:
+        return self.binding is not None
+
+    @property
+    def name(self) -> str | None:
+        """``<operation>.<capture name>`` once bound (the logical-kernel name), else None."""
+        b = self.binding
+        return None if b is None else f"{b.operation_name}.{b.capture_name}"
+
+    def bind(self, owner: Any, capture_name: str) -> bool:
+        """Bind to ``owner`` (an Operation) as ``capture_name``; only the first binding counts.
+
+        Returns True if the handle is (now) owned by ``owner``; False if another
+        operation owns it (the caller diagnoses the foreign use where it occurs).
+        """
+        if self.binding is None:
+            self.binding = KernelBinding(owner, capture_name)
+        return self.binding.owner is owner
+
+    def _key(self) -> tuple[str, str, str]:
+        b = self.binding
+        if b is None:
+            raise TTLCompileError(
+                f"this ttl.Kernel({self.kind}) handle is compared or hashed before any "
+                "operation registered it",
+                caller_loc(3),
+                "capture the handle in a @ttl.operation (or declare it in the operation body) "
+                "before comparing it; registration binds it",
+            )
+        return (b.owner.identity, b.capture_name, self.kind.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __ttl_fingerprint__(self) -> str:
+        """Identity fingerprint as a capture (the kind; the binding depends on the identity)."""
+        return f"Kernel({self.kind.name})"
 
     def __repr__(self) -> str:
         return f"ttl.Kernel({self.kind}, name={self.name!r})"
@@ -176,16 +240,54 @@ def make_dataflow_buffer_like(tensor: Any, shape: Any, block_count: int = 2) -> 
     return dfb
 
 
+def _kind_word(kind: KernelKind) -> str:
+    return "compute" if kind is KernelKind.COMPUTE else "data-movement"
+
+
+def check_thread_selector(kind: KernelKind, kernel: Any, loc: SourceLoc) -> None:
+    """A thread decorator takes one selector (KernelKind or Kernel) of the thread's kind."""
+    deco = "compute" if kind is KernelKind.COMPUTE else "datamovement"
+    example = "ttl.KernelKind.COMPUTE" if kind is KernelKind.COMPUTE else "reader"
+    if isinstance(kernel, str):
+        raise TTLCompileError(
+            f"kernel={kernel!r} names a physical processor; selectors are logical kernels "
+            "and the compiler assigns processors from the target's slot table",
+            loc,
+            f"write @ttl.{deco}(kernel={example}) with a ttl.KernelKind or a ttl.Kernel handle, "
+            "or omit kernel=",
+        )
+    if isinstance(kernel, KernelKind) and kernel not in (
+        KernelKind.COMPUTE,
+        KernelKind.DATA_MOVEMENT,
+    ):
+        raise TTLCompileError(
+            f"a thread decorator takes one selector, got {kernel}",
+            loc,
+            f"write @ttl.{deco}(kernel=ttl.KernelKind.{kind.name}), or omit kernel=",
+        )
+    if not isinstance(kernel, KernelKind | Kernel):
+        raise TTLCompileError(
+            f"kernel= takes a ttl.KernelKind or a ttl.Kernel handle, got {kernel!r}",
+            loc,
+            f"write @ttl.{deco}(kernel=ttl.KernelKind.{kind.name}) or pass a "
+            f"ttl.Kernel(ttl.KernelKind.{kind.name}) handle",
+        )
+    sel_kind = kernel.kind if isinstance(kernel, Kernel) else kernel
+    if sel_kind is not kind:
+        what = "ttl.Kernel handle" if isinstance(kernel, Kernel) else "selector"
+        raise TTLCompileError(
+            f"kernel= {what} of kind {_kind_word(sel_kind)} does not match the thread "
+            f"kind {_kind_word(kind)} of @ttl.{deco}()",
+            loc,
+            f"use a {_kind_word(kind)} selector (ttl.KernelKind.{kind.name} or a "
+            f"ttl.Kernel(ttl.KernelKind.{kind.name}) handle), or omit kernel=",
+        )
+
+
 def _thread_decorator(kind: KernelKind, kernel: KernelKind | Kernel | None):
     loc = caller_loc(3)
     if kernel is not None:
-        sel_kind = kernel.kind if isinstance(kernel, Kernel) else kernel
-        if sel_kind != kind:
-            raise TTLCompileError(
-                f"kernel= selector of kind {sel_kind} does not match the thread kind {kind}",
-                loc,
-                f"use a {kind} selector, or omit kernel=",
-            )
+        check_thread_selector(kind, kernel, loc)
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         ctx = active_context(f"@ttl.{'compute' if kind is KernelKind.COMPUTE else 'datamovement'}()")

@@ -23,6 +23,20 @@ class Operation:
         self.fn = fn
         self.grid = grid
         self.loc = loc
+        self._identity: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """Deterministic identity (qualified name, normalized source, immutable captures).
+
+        Computed once, the first time it is needed (compilation or a handle
+        comparison); see ``ttl.compiler.identity``.
+        """
+        if self._identity is None:
+            from ttl.compiler.identity import function_identity
+
+            self._identity = function_identity(self.fn)
+        return self._identity
 
     @property
     def name(self) -> str:
@@ -66,6 +80,10 @@ def operation(grid: Grid = (1, 1)) -> Callable[[Callable[..., Any]], Operation]:
     loc = caller_loc(2)
 
     def wrap(fn: Callable[..., Any]) -> Operation:
-        return Operation(fn, grid, loc)
+        from ttl.compiler.identity import bind_captured_handles
+
+        op = Operation(fn, grid, loc)
+        bind_captured_handles(op)  # registration binds captured ttl.Kernel handles in place
+        return op
 
     return wrap

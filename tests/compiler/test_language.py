@@ -301,7 +301,9 @@ def test_kernel_selectors_on_decorators(write_source):
         ("d", "data_movement", "dm0"),
         ("e", "data_movement", "dm1"),
     ]
-    assert op.fn.__globals__["READER"].name == "op.e"
+    # Registration binds the handle to its capture name (spec: logical-kernel selection).
+    assert op.fn.__globals__["READER"].name == "op.READER"
+    assert [k["logical_kernel"] for k in m["kernels"]] == ["op.c", "op.d", "op.READER"]
 
 
 def test_kernel_selector_kind_must_match_thread(compile_error):

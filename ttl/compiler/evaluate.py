@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import hashlib
 import inspect
 import sys
 import traceback
@@ -19,12 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ttl.compiler.identity import bind_handles
+from ttl.compiler.passes.kernels import resolve_thread_kernels
 from ttl.compiler.source import function_def, node_loc
 from ttl.dsl import (
     _CONTEXT,
     DataflowBuffer,
     EvalContext,
-    Kernel,
     KernelKind,
     TensorArg,
     Thread,
@@ -46,6 +46,7 @@ class ThreadModel:
     thread: Thread
     filename: str
     def_node: ast.FunctionDef
+    logical_kernel: str = ""  # ``<operation>.<handle capture name | function name>``
 
     def lookup(self, name: str) -> Any:
         """Resolve a free name of the kernel body: closure, then globals, then builtins."""
@@ -214,45 +215,6 @@ def _run_top_level(op: Operation, args: list[TensorArg], ctx: EvalContext) -> di
     return captured
 
 
-def _fingerprint(value: Any) -> str | None:
-    """A stable text for immutable captured values; None for anything else."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return repr(value)
-    if isinstance(value, tuple):
-        parts = [_fingerprint(v) for v in value]
-        return None if None in parts else "(" + ",".join(parts) + ")"  # type: ignore[arg-type]
-    return None
-
-
-def operation_identity(op: Operation, def_node: ast.FunctionDef) -> str:
-    """Hash of (qualified name, normalized source, immutable captures)."""
-    h = hashlib.sha256()
-    h.update(op.fn.__qualname__.encode())
-    h.update(ast.dump(def_node, include_attributes=False).encode())
-    names: set[str] = set()
-    stack = [op.fn.__code__]
-    while stack:
-        code = stack.pop()
-        names.update(code.co_names)
-        names.update(code.co_freevars)
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    cells = dict(zip(op.fn.__code__.co_freevars, op.fn.__closure__ or (), strict=False))
-    for name in sorted(names):
-        if name in cells:
-            try:
-                value = cells[name].cell_contents
-            except ValueError:
-                continue
-        elif name in op.fn.__globals__:
-            value = op.fn.__globals__[name]
-        else:
-            continue
-        fp = _fingerprint(value)
-        if fp is not None:
-            h.update(f"{name}={fp};".encode())
-    return h.hexdigest()
-
-
 def _name_dfbs(dfbs: list[DataflowBuffer], local_vars: dict[str, Any]) -> None:
     names: dict[int, str] = {}
     for name in sorted(local_vars):
@@ -283,12 +245,10 @@ def _thread_models(op: Operation, ctx: EvalContext) -> list[ThreadModel]:
                 loc,
                 "give each kernel function a distinct name",
             )
-        if isinstance(thread.selector, Kernel):
-            # Bind the handle in place so runtime configuration can name this kernel.
-            thread.selector.name = f"{op.name}.{def_node.name}"
         model = ThreadModel(def_node.name, thread.kind, thread, filename, def_node)
         seen[def_node.name] = model
         models.append(model)
+    resolve_thread_kernels(op, models)
     return models
 
 
@@ -311,6 +271,8 @@ def evaluate_operation(
     ctx = EvalContext(grid=grid)
     local_vars = _run_top_level(op, args, ctx)
     _name_dfbs(ctx.dfbs, local_vars)
+    # Handles declared by a static top-level assignment in the body bind here.
+    bind_handles(op, [(n, local_vars[n]) for n in sorted(local_vars)])
     return OperationModel(
         name=op.name,
         filename=filename,
@@ -321,5 +283,5 @@ def evaluate_operation(
         tensors=args,
         dfbs=list(ctx.dfbs),
         threads=_thread_models(op, ctx),
-        identity=operation_identity(op, def_node),
+        identity=op.identity,
     )

@@ -211,7 +211,7 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ast.NodeVisitor):
                 self.entry.insert_op_before(op, first)
         kind = d.KernelKindEnum.COMPUTE if self.is_compute else d.KernelKindEnum.DATA_MOVEMENT
         kop = d.KernelOp(
-            self.thread.name, kind, f"{self.model.name}.{self.thread.name}", Region(self.entry)
+            self.thread.name, kind, self.thread.logical_kernel, Region(self.entry)
         )
         kop.location = self._loc(fn)
         return kop

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ttl.compiler.evaluate import OperationModel
 from ttl.compiler.source import node_loc
-from ttl.errors import TTLCompileError
-from ttl.targets import tile_bytes
+from ttl.errors import SourceLoc, TTLCompileError
+from ttl.targets import Target, tile_bytes
 
 
 def dfb_bytes(pages_per_block: int, block_count: int, dtype: str) -> int:
@@ -19,22 +19,55 @@ def dfb_bytes(pages_per_block: int, block_count: int, dtype: str) -> int:
     return pages_per_block * block_count * tile_bytes(dtype)
 
 
+def kernel_capacity_error(
+    operation: str, kind: str, needed: int, target: Target, loc: SourceLoc | None
+) -> TTLCompileError | None:
+    """The over-capacity diagnostic for ``needed`` logical kernels of ``kind``, or None.
+
+    The single source of the wording: explicit-thread and unified operations
+    both call it, so both forms use the same slot table and the same terms
+    (``operation 'f' needs 3 data-movement kernels; target wormhole_b0 has 2``).
+    """
+    limit = target.kernels_per_kind(kind)
+    if needed <= limit:
+        return None
+    label = kind.replace("_", "-")
+    return TTLCompileError(
+        f"operation '{operation}' needs {needed} {label} kernels; target {target.name} has {limit}",
+        loc,
+        f"use at most {limit} distinct {label} kernels: select an existing one (a shared "
+        "ttl.Kernel handle or the canonical ttl.KernelKind) or merge the work",
+    )
+
+
+def check_kernel_capacity(
+    operation: str, kernels: list[tuple[str, SourceLoc | None]], target: Target
+) -> None:
+    """Raise if the logical kernels (kind, location), in order, exceed the target's slots.
+
+    The diagnostic points at the first kernel beyond the slots of its kind and
+    counts every kernel of that kind.
+    """
+    totals: dict[str, int] = {}
+    for kind, _ in kernels:
+        totals[kind] = totals.get(kind, 0) + 1
+    seen: dict[str, int] = {}
+    for kind, loc in kernels:
+        seen[kind] = seen.get(kind, 0) + 1
+        if seen[kind] > target.kernels_per_kind(kind):
+            err = kernel_capacity_error(operation, kind, totals[kind], target, loc)
+            assert err is not None
+            raise err
+
+
 def check_capacity(model: OperationModel) -> None:
     """Raise TTLCompileError if the operation needs more than the target has."""
     target = model.target
-    per_kind: dict[str, int] = {}
-    for thread in model.threads:
-        kind = thread.kind.slot_kind
-        per_kind[kind] = per_kind.get(kind, 0) + 1
-        limit = target.kernels_per_kind(kind)
-        if per_kind[kind] > limit:
-            label = kind.replace("_", "-")
-            raise TTLCompileError(
-                f"operation '{model.name}' declares {per_kind[kind]} {label} kernels but "
-                f"{target.name} runs at most {limit} per node",
-                node_loc(thread.filename, thread.def_node),
-                f"merge this kernel into another {label} kernel",
-            )
+    check_kernel_capacity(
+        model.name,
+        [(t.kind.slot_kind, node_loc(t.filename, t.def_node)) for t in model.threads],
+        target,
+    )
     used = 0
     for i, dfb in enumerate(model.dfbs):
         if i >= target.dfb_count:

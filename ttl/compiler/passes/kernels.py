@@ -1,0 +1,70 @@
+"""Logical kernels of an explicit multi-kernel operation, from its thread selectors.
+
+Each thread decorator takes one selector of the thread's kind (checked by
+the decorator): a ``ttl.KernelKind`` names the compiler-owned canonical kernel
+of that kind, a ``ttl.Kernel`` handle names an operation-local kernel, and an
+omitted selector denotes the canonical kernel. TT-Lang programs declare
+several unselected data-movement threads (reader, writer); the first
+unselected thread of a kind is the canonical kernel when no thread claims it
+explicitly, and every further unselected thread is its own logical kernel,
+named after its function.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ttl.compiler.identity import check_handle_owner
+from ttl.dsl import Kernel, KernelKind
+from ttl.errors import TTLCompileError
+
+if TYPE_CHECKING:
+    from ttl.compiler.evaluate import ThreadModel
+
+
+def _kind_word(kind: KernelKind) -> str:
+    return "compute" if kind is KernelKind.COMPUTE else "data-movement"
+
+
+def resolve_thread_kernels(op: Any, threads: list[ThreadModel]) -> None:
+    """Set ``logical_kernel`` of every thread; diagnose selectors naming one kernel twice."""
+    claimed: dict[KernelKind, ThreadModel] = {}
+    for t in threads:  # explicit canonical selectors first: they win over omitted ones
+        if isinstance(t.thread.selector, KernelKind):
+            if t.kind in claimed:
+                _twice(t, claimed[t.kind], f"the canonical {_kind_word(t.kind)} kernel")
+            claimed[t.kind] = t
+    handles: list[tuple[Kernel, ThreadModel]] = []
+    by_name: dict[str, ThreadModel] = {}
+    for t in threads:
+        sel = t.thread.selector
+        name = t.name
+        if isinstance(sel, Kernel):
+            check_handle_owner(sel, op, t.thread.loc, lambda t=t: f"thread '{t.name}'")
+            for other_handle, other in handles:
+                if other_handle is sel:
+                    _twice(t, other, f"ttl.Kernel handle '{sel.binding.capture_name}'")  # type: ignore[union-attr]
+            handles.append((sel, t))
+            name = sel.binding.capture_name  # type: ignore[union-attr]
+        elif sel is None and t.kind not in claimed:
+            claimed[t.kind] = t
+        t.logical_kernel = f"{op.name}.{name}"
+        if t.logical_kernel in by_name:
+            other = by_name[t.logical_kernel]
+            raise TTLCompileError(
+                f"threads '{other.name}' and '{t.name}' both define logical kernel "
+                f"'{t.logical_kernel}'",
+                t.thread.loc,
+                "rename the thread function or the ttl.Kernel handle so the names differ",
+            )
+        by_name[t.logical_kernel] = t
+
+
+def _twice(t: ThreadModel, first: ThreadModel, what: str) -> None:
+    raise TTLCompileError(
+        f"threads '{first.name}' and '{t.name}' both select {what}; each logical kernel "
+        "runs one thread function",
+        t.thread.loc,
+        f"give '{t.name}' its own handle, e.g. "
+        f"h = ttl.Kernel(ttl.KernelKind.{t.kind.name}) and kernel=h, or merge the threads",
+    )

@@ -20,6 +20,15 @@ from ttl.dsl import (
     node,
 )
 from ttl.errors import SourceLoc, TTLCompileError
+from ttl.extern import (
+    DFBEffect,
+    DispatchCondition,
+    ScalarType,
+    call_extern_func,
+    dfb_descriptor,
+    get_dfb_id,
+    raw_addr,
+)
 from ttl.operation import Operation, operation
 from ttl.specs import TensorSpec
 
@@ -27,23 +36,30 @@ bfloat16 = "bf16"
 float32 = "f32"
 
 __all__ = [
+    "DFBEffect",
     "DataflowBuffer",
+    "DispatchCondition",
     "Kernel",
     "KernelKind",
     "Operation",
+    "ScalarType",
     "SourceLoc",
     "TTLCompileError",
     "TensorArg",
     "TensorSpec",
     "bfloat16",
     "block",
+    "call_extern_func",
     "compute",
     "copy",
     "datamovement",
+    "dfb_descriptor",
     "float32",
+    "get_dfb_id",
     "grid_size",
     "make_dataflow_buffer_like",
     "math",
     "node",
     "operation",
+    "raw_addr",
 ]

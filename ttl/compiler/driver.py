@@ -81,12 +81,12 @@ def compile_operation(
     """Compile ``op`` for tensor ``specs`` on ``target``.
 
     ``include_dirs`` is the ordered header search path for external calls
-    (recorded for ``ttl.call_extern_func``; unused by the current language).
+    of ``ttl.call_extern_func`` headers (after each call's ``include_paths``).
     """
     tgt = get_target(target or DEFAULT_TARGET)
     model = evaluate_operation(op, specs, tgt, grid)
     check_capacity(model)
-    module = build_module(model)
+    module = build_module(model, tuple(include_dirs))
     op_ir = next(iter(module.ops))
     assert isinstance(op_ir, d.OperationOp)
     assign_slots(op_ir, tgt)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FileLineColLoc
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import FileLineColLoc, IntegerAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
 from ttl.compiler.emit.compute import emit_store, plan_store
@@ -179,6 +179,8 @@ class KernelEmitter:
 
     @staticmethod
     def ctype(value: SSAValue) -> str:
+        if value.type == arith.IntegerType(64):
+            return "int64_t"
         return "bool" if value.type == arith.IntegerType(1) else "int32_t"
 
     # ------------------------------------------------------------ kernel
@@ -202,6 +204,11 @@ class KernelEmitter:
             ),
             PRELUDE,
         ]
+        headers = custom_headers(k)
+        if headers:
+            head.append("// Headers of external calls.")
+            head.extend(f'#include "{h}"' for h in headers)
+            head.append("")
         if self.needs_floordiv:
             head.append(FLOORDIV_HELPER)
         if self.used_dfbs:
@@ -418,6 +425,51 @@ class KernelEmitter:
         assert isinstance(copy, d.CopyOp)
         self.line("noc_async_read_barrier();" if copy.is_read else "noc_async_write_barrier();")
 
+    # ------------------------------------------------------------ external calls
+    def op_RawAddrOp(self, op: d.RawAddrOp) -> None:
+        tensor = op.tensor.owner
+        assert isinstance(tensor, d.GetTensorOp)
+        index = self.tensors[tensor.ref.root_reference.data].index.value.data
+        self.line(f"const uint32_t {self.define(op.result, 'addr')} = get_arg_val<uint32_t>({index});")
+
+    def op_CallExternOp(self, op: d.CallExternOp) -> None:
+        targs = [self.template_arg(a) for a in op.template_args.data]
+        call = op.callee.data + (f"<{', '.join(targs)}>" if targs else "")
+        call += f"({', '.join(self.extern_arg(v) for v in op.func_args)});"
+        if op.result is None:
+            self.line(call)
+        else:
+            self.line(f"const {self.ctype(op.result)} {self.define(op.result)} = {call}")
+
+    def _physical_index(self, name: str) -> int:
+        return self.dfbs[name].physical_index.value.data  # type: ignore[union-attr]
+
+    def template_arg(self, attr: Attribute) -> str:
+        """C++ template argument of one ``template_args`` attribute."""
+        if isinstance(attr, d.DFBDescriptorAttr):
+            f = self.dfbs[attr.dfb_name]
+            return (
+                f"ttlang::DFBDescriptor<{self._physical_index(attr.dfb_name)}, "
+                f"{f.dfb_type.num_tiles}, {f.block_count.value.data}, {f.page_size.value.data}>"
+            )
+        if isinstance(attr, d.DFBIdAttr):
+            return str(self._physical_index(attr.dfb_name))
+        if isinstance(attr, d.FloatBitsAttr):
+            return f"{attr.bits.data}u"
+        assert isinstance(attr, IntegerAttr)
+        if attr.type == arith.IntegerType(1):
+            return "true" if attr.value.data else "false"
+        return str(attr.value.data)
+
+    def extern_arg(self, value: SSAValue) -> str:
+        """C++ function argument: DFB index constant, TensorAccessor, or a scalar."""
+        owner = value.owner
+        if isinstance(owner, d.GetDFBOp):
+            return f"dfb_{owner.ref.root_reference.data}"
+        if isinstance(owner, d.GetTensorOp):
+            return f"tensor_{owner.ref.root_reference.data}"
+        return self.val(value)
+
     # ------------------------------------------------------------ block math
     def op_StoreOp(self, op: d.StoreOp) -> None:
         plan = plan_store(op, self.target)
@@ -427,6 +479,15 @@ class KernelEmitter:
         emit_store(op, plan, self.line, self.indent, self.cb)
         self.indent(-1)
         self.line("}")
+
+
+def custom_headers(kernel: d.KernelOp) -> list[str]:
+    """Headers of the kernel's external calls, in first-use order, without duplicates."""
+    out: list[str] = []
+    for op in kernel.walk():
+        if isinstance(op, d.CallExternOp) and op.header.data not in out:
+            out.append(op.header.data)
+    return out
 
 
 def _statement_text(lines: list[str], n: int, max_lines: int = 12) -> str:

@@ -40,6 +40,8 @@ class CallsMixin:
         if name is not None:
             if name.startswith("math."):
                 return self.call_unary(name, node)
+            if name.startswith("extern."):
+                return self.call_extern_intrinsic(name, node)
             return getattr(self, "call_" + name)(node)
         if callee is builtins.range:
             self.fail("range() is only supported as a for-loop iterable", node, "write 'for i in range(n):'")

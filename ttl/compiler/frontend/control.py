@@ -11,7 +11,7 @@ import builtins
 from typing import Any
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import i1, i32
+from xdsl.dialects.builtin import i32
 from xdsl.ir import Block, Region, SSAValue
 
 from ttl.compiler.frontend import block_expr as bx
@@ -24,6 +24,7 @@ from ttl.compiler.frontend.values import (
     Poison,
     TransferHandle,
     is_scalar,
+    scalar_type,
 )
 
 
@@ -119,7 +120,7 @@ class ControlFlowMixin:
         carried, other = self._carried(node.body, {node.target.id})
         kinds = [self._kind(self.vars[n]) for n in carried]
         inits = [self.to_ssa(self.vars[n], node) for n in carried]
-        body = Block(arg_types=[i32] + [i1 if k == "bool" else i32 for k in kinds])
+        body = Block(arg_types=[i32, *(scalar_type(k) for k in kinds)])
         saved = dict(self.vars)
         iv = body.args[0]
         if IDENT.match(node.target.id) and not node.target.id.startswith("_"):
@@ -157,7 +158,7 @@ class ControlFlowMixin:
         carried, other = self._carried(node.body, set())
         kinds = [self._kind(self.vars[n]) for n in carried]
         inits = [self.to_ssa(self.vars[n], node) for n in carried]
-        types_ = [i1 if k == "bool" else i32 for k in kinds]
+        types_ = [scalar_type(k) for k in kinds]
         before, after = Block(arg_types=types_), Block(arg_types=types_)
         saved = dict(self.vars)
         for name, kind, arg in zip(carried, kinds, before.args, strict=True):
@@ -230,7 +231,7 @@ class ControlFlowMixin:
             self.emit(scf.YieldOp(*self._yield_values(results, kinds, node)))
             self.blocks.pop()
         op = self.emit(
-            scf.IfOp(test, [i1 if k == "bool" else i32 for k in kinds], [then_blk], [else_blk])
+            scf.IfOp(test, [scalar_type(k) for k in kinds], [then_blk], [else_blk])
         )
         self.vars = before_vars
         for name, kind, res in zip(results, kinds, op.results, strict=True):

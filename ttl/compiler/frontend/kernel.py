@@ -22,6 +22,7 @@ from ttl.compiler.evaluate import OperationModel, ThreadModel, is_unbound
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
+from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.values import (
     IDENT,
     Affine,
@@ -76,7 +77,9 @@ _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "s
 class ModuleSymbols:
     """Symbol names and types of the operation's tensors and DFBs."""
 
-    def __init__(self, model: OperationModel):
+    def __init__(self, model: OperationModel, include_dirs: tuple[str, ...] = ()):
+        self.include_dirs = include_dirs
+        self.conditions: list[Any] = []
         self.tensor_types = {
             t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype))
             for t in model.tensors
@@ -85,8 +88,16 @@ class ModuleSymbols:
             f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs
         }
 
+    def condition_ordinal(self, condition: Any) -> int:
+        """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""
+        for i, c in enumerate(self.conditions):
+            if c is condition:
+                return i
+        self.conditions.append(condition)
+        return len(self.conditions) - 1
 
-class KernelCompiler(ControlFlowMixin, CallsMixin, ast.NodeVisitor):
+
+class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor):
     """Compiles one kernel function (never executed) from its AST."""
 
     def __init__(self, model: OperationModel, thread: ThreadModel, symbols: ModuleSymbols):
@@ -374,6 +385,9 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ast.NodeVisitor):
             return v.value
         if isinstance(v, bool):
             return self.const(v)
+        if isinstance(v, Dyn) and v.kind == "i64":
+            zero = self.emit(arith.ConstantOp.from_int_and_width(0, 64)).results[0]
+            return self.emit(arith.CmpiOp(v.value, zero, "ne")).results[0]
         if is_scalar(v):
             op = arith.CmpiOp(self.to_ssa(v, node), self.const(0), "ne")
             return self.emit(op).results[0]
@@ -450,6 +464,10 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ast.NodeVisitor):
         blockish = (BlockHandle, bx.Expr)
         if isinstance(left, blockish) or isinstance(right, blockish):
             return self.block_binop(op, left, right, node)
+        if isinstance(op, ast.BitOr) and isinstance(left, dsl.KernelKind) and isinstance(
+            right, dsl.KernelKind
+        ):
+            return left | right
         if not isinstance(left, Dyn) and not isinstance(right, Dyn):
             if isinstance(left, int | float) and isinstance(right, int | float):
                 try:

@@ -11,9 +11,9 @@ from ttl.compiler.frontend.kernel import KernelCompiler, ModuleSymbols
 from ttl.targets import tile_bytes
 
 
-def build_module(model: OperationModel) -> ModuleOp:
+def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> ModuleOp:
     """Tensors, DFBs and one ``ttl.kernel`` per kernel function, in declaration order."""
-    symbols = ModuleSymbols(model)
+    symbols = ModuleSymbols(model, include_dirs)
     body = Block()
     for t in model.tensors:
         body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))

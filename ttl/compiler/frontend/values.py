@@ -137,6 +137,13 @@ class BoundMethod:
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def scalar_type(kind: str) -> Any:
+    """The IR type of a scalar kind: ``bool`` i1, ``int`` i32, ``i64`` (external results) i64."""
+    from xdsl.dialects.builtin import i1, i32, i64
+
+    return {"bool": i1, "i64": i64}.get(kind, i32)
+
+
 def is_scalar(v: Any) -> bool:
     """True for compile-time ints/bools and runtime scalars."""
     return isinstance(v, Dyn | int)  # bool is an int

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from xdsl.dialects.builtin import FileLineColLoc
+
 from ttl.compiler import dialect as d
 from ttl.compiler.emit.cpp import KernelSource
 from ttl.compiler.passes.capacity import dfb_bytes
@@ -61,6 +63,7 @@ def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) ->
     ]
     return {
         "name": k.sym_name.data,
+        "include_dirs": _include_dirs(k),
         "logical_kernel": k.logical_kernel.data,
         "kind": k.kind.data.value,
         "processor_slot": k.slot.data if k.slot else None,
@@ -70,6 +73,33 @@ def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) ->
             f"KERNEL_COMPILE_TIME_ARG_{i}": str(a["value"]) for i, a in enumerate(ct_args)
         },
     }
+
+
+def _include_dirs(k: d.KernelOp) -> list[str]:
+    """``include_paths`` of the kernel's external calls, in order, without duplicates."""
+    out: list[str] = []
+    for op in k.walk():
+        if isinstance(op, d.CallExternOp):
+            out.extend(p.data for p in op.include_paths.data if p.data not in out)
+    return out
+
+
+def _extern_calls(kernels: list[d.KernelOp]) -> list[dict[str, Any]]:
+    """Every ``ttl.call_extern`` (header, callee, kernel, source location)."""
+    out = []
+    for k in kernels:
+        for op in k.walk():
+            if isinstance(op, d.CallExternOp):
+                loc = op.location
+                line = loc.line.data if isinstance(loc, FileLineColLoc) else 0
+                file = loc.filename.data if isinstance(loc, FileLineColLoc) else ""
+                out.append({
+                    "header": op.header.data,
+                    "callee": op.callee.data,
+                    "kernel": k.sym_name.data,
+                    "loc": {"file": file, "line": line},
+                })
+    return out
 
 
 def build_manifest(
@@ -102,6 +132,7 @@ def build_manifest(
             ],
             "common": [],
         },
+        "extern_calls": _extern_calls(kernels),
         "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, dfbs.values())),
     }
 

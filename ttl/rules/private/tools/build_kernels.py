@@ -67,6 +67,8 @@ def kernel_commands(args: argparse.Namespace, kernel: dict, cwd: str) -> list[li
     source = os.path.join(args.kernels, kernel["source"])
     stem = os.path.splitext(kernel["source"])[0]
     defines = [f"-D{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
+    # include_paths of the kernel's external calls (exec-root relative), after the declared dirs.
+    defines = [f"-I{d}" for d in kernel.get("include_dirs", [])] + defines
     return elf_commands(args, [source], stem, defines, cwd)
 
 

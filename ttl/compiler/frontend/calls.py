@@ -11,6 +11,7 @@ from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
 from ttl.compiler.emit.compute import plan_store
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.values import (
     Affine,
     BlockHandle,
@@ -199,6 +200,16 @@ class CallsMixin:
     def call_method(self, m: BoundMethod, node: ast.Call) -> Any:
         obj = m.obj
         if isinstance(obj, dsl.DataflowBuffer):
+            for kw in node.keywords:
+                if kw.arg == "kernel":
+                    self.fail(
+                        f"{m.method}() does not accept kernel=: its logical kernel is derived "
+                        "from the acquired block's uses and release",
+                        kw.value,
+                        f"remove kernel=; if the block has no other use, select the kernel on "
+                        f"its release, e.g. blk.{'push' if m.method == 'reserve' else 'pop'}"
+                        "(kernel=ttl.KernelKind.DATA_MOVEMENT)",
+                    )
             self.args(node, [], 0)
             op = d.ReserveOp if m.method == "reserve" else d.WaitOp
             res = self.emit(op(self.ref(obj, node))).results[0]
@@ -216,7 +227,9 @@ class CallsMixin:
         assert isinstance(obj, BlockHandle)
         if m.method == "store":
             return self.store(obj, node)
-        self.args(node, ["kernel"], 0)
+        selector = self.args(node, ["kernel"], 0).get("kernel")
+        if selector is not None:
+            release_selector(self, selector, node)
         if m.method != obj.release_name:
             self.fail(
                 f"{obj.describe()} was acquired with {obj.acquire}() and is released with "

@@ -63,3 +63,21 @@ def _name(t: Target) -> str:
     if isinstance(t, dsl.Kernel):
         return f"the ttl.Kernel handle {t.name or '(unbound)'}"
     return f"ttl.KernelKind.{t.name}"
+
+
+def release_selector(compiler: Any, value: Any, node: ast.Call) -> Target:
+    """Validate ``push(kernel=)``/``pop(kernel=)``: exactly one selector.
+
+    It only steers unified-operation splitting; in an explicit thread the
+    decorator already decides, so it has no further effect.
+    """
+    expr = next(k.value for k in node.keywords if k.arg == "kernel")
+    selection = parse_selector(compiler, value, expr)
+    if len(selection.targets) != 1:
+        compiler.fail(
+            f"a release takes one kernel= selector, got {ast.unparse(expr)}",
+            expr,
+            "select one kernel, e.g. blk.pop(kernel=ttl.KernelKind.DATA_MOVEMENT) or "
+            "blk.pop(kernel=reader)",
+        )
+    return selection.targets[0]

@@ -399,7 +399,8 @@ def test_dfb_method_outside_kernel(compile_error):
         blk = a_dfb.reserve()  # ERROR
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
-    assert "reserve() on a dataflow buffer can only be used inside a kernel body" in err.message
+    # A unified body: the block has no use from which its logical kernel can be inferred.
+    assert "block 'blk' has no use from which its logical kernel" in err.message
 
 
 def test_kernel_intrinsic_at_top_level(compile_error):
@@ -411,7 +412,8 @@ def test_kernel_intrinsic_at_top_level(compile_error):
         x = ttl.node(dims=2)  # ERROR
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
-    assert "ttl.node() can only be used inside a @ttl.compute() or" in err.message
+    # A unified body: the value feeds no kernel work.
+    assert "does no work in any logical kernel" in err.message
 
 
 def test_dfb_of_another_operation(write_source):

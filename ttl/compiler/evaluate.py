@@ -77,6 +77,7 @@ class OperationModel:
     dfbs: list[DataflowBuffer]
     threads: list[ThreadModel]
     identity: str
+    split_plan: Any = None  # frontend.unified.SplitPlan of a unified operation
 
 
 def is_unbound(value: Any) -> bool:
@@ -269,10 +270,18 @@ def evaluate_operation(
         except TTLCompileError as e:
             raise TTLCompileError(f"the grid override: {e.message}", op.loc, e.hint) from None
     ctx = EvalContext(grid=grid)
-    local_vars = _run_top_level(op, args, ctx)
+    from ttl.compiler.frontend import unified  # lazy: the frontend imports this module
+
+    is_unified = unified.is_unified(op, def_node)
+    runner = unified.HostRun(op, filename, def_node) if is_unified else op
+    local_vars = _run_top_level(runner, args, ctx)  # type: ignore[arg-type]
     _name_dfbs(ctx.dfbs, local_vars)
     # Handles declared by a static top-level assignment in the body bind here.
     bind_handles(op, [(n, local_vars[n]) for n in sorted(local_vars)])
+    if is_unified:
+        threads, split_plan = unified.unified_threads(op, filename, def_node, local_vars)
+    else:
+        threads, split_plan = _thread_models(op, ctx), None
     return OperationModel(
         name=op.name,
         filename=filename,
@@ -282,6 +291,7 @@ def evaluate_operation(
         target=target,
         tensors=args,
         dfbs=list(ctx.dfbs),
-        threads=_thread_models(op, ctx),
+        threads=threads,
+        split_plan=split_plan,
         identity=op.identity,
     )

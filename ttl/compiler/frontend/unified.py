@@ -1,0 +1,554 @@
+"""Unified operations: split one ``@ttl.operation`` body into logical kernels.
+
+A unified body has no thread functions. Its top-level statements are either
+*host* statements (shape arithmetic, DFB creation, ``ttl.Kernel`` handles),
+evaluated in Python like the top level of an explicit operation, or *work*
+(DFB transactions, copies, block math, external calls, and the control flow
+and scalars around them), compiled from the AST.
+
+The split plan (:class:`SplitPlan`) is computed once from the AST and is
+immutable: for every logical kernel, the filtered statement list it compiles.
+Ownership rules (external-functions spec, "DFB synchronization ownership"):
+
+* an external call runs in the kernels its ``kernel=`` selects; a top-level
+  call without ``kernel=`` is rejected (placement cannot be inferred from C++);
+* ``ttl.copy`` and ``tx.wait()`` belong to the canonical data-movement kernel,
+  block math and ``store`` to the canonical compute kernel;
+* a ``reserve``/``wait`` acquisition, and its release, belong to the kernel of
+  the acquired block's uses; ``push(kernel=)``/``pop(kernel=)`` select it when
+  there is no other use, and conflict with inferred ownership is an error;
+* ``for``/``if``/``while``/``with`` are kept only in kernels that keep work in
+  them; scalar statements are replicated into every kernel that reads them.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from ttl import dsl
+from ttl._intrinsic import intrinsic_name
+from ttl.compiler.evaluate import _UNBOUND as UNBOUND  # the marker KernelCompiler tests for
+from ttl.compiler.evaluate import ThreadModel
+from ttl.compiler.source import node_loc
+from ttl.errors import SourceLoc, TTLCompileError
+from ttl.operation import Operation
+
+_WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store"})
+_WORK_INTRINSICS = frozenset({"copy", "node", "extern.call"})
+_COMPUTE_INTRINSICS = ("math.", "block.")
+_UNBOUND = UNBOUND
+Key = Any  # dsl.KernelKind (canonical kernel) or dsl.Kernel (handle)
+
+
+# ------------------------------------------------------------------ names
+class _Resolver:
+    """Resolves free names of the operation body: host locals, closure, globals, builtins."""
+
+    def __init__(self, fn: Callable[..., Any], scope: dict[str, Any] | None = None):
+        self.fn = fn
+        self.scope = scope if scope is not None else {}
+
+    def lookup(self, name: str) -> Any:
+        if name in self.scope:
+            return self.scope[name]
+        code = self.fn.__code__
+        if name in code.co_freevars and self.fn.__closure__ is not None:
+            try:
+                return self.fn.__closure__[code.co_freevars.index(name)].cell_contents
+            except ValueError:
+                return _UNBOUND
+        if name in self.fn.__globals__:
+            return self.fn.__globals__[name]
+        return getattr(builtins, name, _UNBOUND)
+
+    def static(self, expr: ast.expr) -> Any:
+        """Names, attribute chains, ``|`` and tuples of compile-time objects, else _UNBOUND."""
+        if isinstance(expr, ast.Name):
+            return self.lookup(expr.id)
+        if isinstance(expr, ast.Attribute):
+            base = self.static(expr.value)
+            return _UNBOUND if base is _UNBOUND else getattr(base, expr.attr, _UNBOUND)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            a, b = self.static(expr.left), self.static(expr.right)
+            if isinstance(a, dsl.KernelKind) and isinstance(b, dsl.KernelKind):
+                return a | b
+            return _UNBOUND
+        if isinstance(expr, ast.Tuple):
+            items = tuple(self.static(e) for e in expr.elts)
+            return _UNBOUND if any(i is _UNBOUND for i in items) else items
+        return _UNBOUND
+
+
+def _calls(node: ast.AST) -> Iterator[ast.Call]:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            yield n
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _is_work_call(call: ast.Call, resolver: _Resolver) -> bool:
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _WORK_METHODS:
+        return True
+    name = intrinsic_name(resolver.static(call.func))
+    return name is not None and (
+        name in _WORK_INTRINSICS or name.startswith(_COMPUTE_INTRINSICS)
+    )
+
+
+def _has_thread_functions(def_node: ast.FunctionDef) -> bool:
+    return any(isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) for s in def_node.body)
+
+
+def work_statements(def_node: ast.FunctionDef, resolver: _Resolver) -> list[int]:
+    """Indices of the body's top-level work statements (fixpoint over work-defined names)."""
+    body = def_node.body
+    work: set[int] = set()
+    names: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, stmt in enumerate(body):
+            if i in work:
+                continue
+            if any(_is_work_call(c, resolver) for c in _calls(stmt)) or _loaded(stmt) & names:
+                work.add(i)
+                names |= _stored(stmt)
+                changed = True
+    return sorted(work)
+
+
+def is_unified(op: Operation, def_node: ast.FunctionDef) -> bool:
+    """A body without thread functions that does work directly."""
+    if _has_thread_functions(def_node):
+        return False
+    return bool(work_statements(def_node, _Resolver(op.fn)))
+
+
+# ------------------------------------------------------------------ host part
+def host_function(op: Operation, filename: str, def_node: ast.FunctionDef) -> Callable[..., Any]:
+    """The operation function with only its host statements (same closure and globals)."""
+    resolver = _Resolver(op.fn)
+    work = set(work_statements(def_node, resolver))
+    inner = copy.copy(def_node)
+    inner.decorator_list = []
+    inner.body = [s for i, s in enumerate(def_node.body) if i not in work] or [
+        ast.Pass(lineno=def_node.lineno, col_offset=def_node.col_offset)
+    ]
+    freevars = list(op.fn.__code__.co_freevars)
+    factory = ast.FunctionDef(
+        name="__ttl_host_factory",
+        args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(v) for v in freevars], kwonlyargs=[], kw_defaults=[],
+            defaults=[],
+        ),
+        body=[inner, ast.Return(ast.Name(def_node.name, ast.Load()))],
+        decorator_list=[],
+    )
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    namespace: dict[str, Any] = {}
+    exec(compile(module, filename, "exec"), op.fn.__globals__, namespace)  # noqa: S102
+    cells = [c.cell_contents for c in op.fn.__closure__ or ()]
+    return namespace["__ttl_host_factory"](*cells)
+
+
+class HostRun:
+    """What top-level evaluation runs for a unified operation: its host statements only."""
+
+    def __init__(self, op: Operation, filename: str, def_node: ast.FunctionDef):
+        self.fn = host_function(op, filename, def_node)
+        self.name = op.name
+        self.loc = op.loc
+
+
+# ------------------------------------------------------------------ ownership
+@dataclass(frozen=True)
+class KernelPart:
+    """One logical kernel of the split: its key, name and statement list."""
+
+    key: Key
+    name: str
+    kind: dsl.KernelKind
+    body: tuple[ast.stmt, ...]
+
+    def lines(self) -> list[int]:
+        """Source lines of the simple statements this kernel compiles (for ``--emit=plan``)."""
+        out: set[int] = set()
+
+        def walk(stmts: tuple[ast.stmt, ...] | list[ast.stmt]) -> None:
+            for s in stmts:
+                out.add(s.lineno)
+                for attr in ("body", "orelse"):
+                    walk(getattr(s, attr, []))
+
+        walk(self.body)
+        return sorted(out)
+
+
+@dataclass(frozen=True)
+class SplitPlan:
+    """The immutable split of a unified body, computed once from the AST."""
+
+    operation: str
+    kernels: tuple[KernelPart, ...]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "logical_kernel": f"{self.operation}.{k.name}",
+                "kind": k.kind.slot_kind,
+                "lines": k.lines(),
+            }
+            for k in self.kernels
+        ]
+
+
+@dataclass
+class _Acquire:
+    name: str
+    node: ast.AST
+    owners: list[Key] = field(default_factory=list)
+    selector: Key | None = None
+    selector_node: ast.AST | None = None
+
+
+def _add(keys: list[Key], new: list[Key] | tuple[Key, ...]) -> bool:
+    changed = False
+    for k in new:
+        if not any(k is x for x in keys):
+            keys.append(k)
+            changed = True
+    return changed
+
+
+def _describe(key: Key) -> str:
+    if isinstance(key, dsl.Kernel):
+        return f"kernel handle '{key.name or '?'}'"
+    return "the canonical " + ("compute" if key is dsl.KernelKind.COMPUTE else "data-movement") + " kernel"
+
+
+class Splitter:
+    """Computes ownership of every work statement and filters the body per kernel."""
+
+    def __init__(self, op: Operation, filename: str, def_node: ast.FunctionDef, scope: dict[str, Any]):
+        self.op = op
+        self.filename = filename
+        self.def_node = def_node
+        self.resolver = _Resolver(op.fn, scope)
+        self.owners: dict[int, list[Key]] = {}  # id(stmt or withitem) -> keys
+        self.acquires: dict[str, _Acquire] = {}
+        self.transfers: dict[str, ast.AST] = {}
+        self.order: list[Key] = []
+        self.fixed: set[int] = set()  # statements whose kernels are decided, not inferred
+
+    def fail(self, message: str, node: ast.AST, hint: str) -> NoReturn:
+        raise TTLCompileError(message, node_loc(self.filename, node), hint)
+
+    def owners_of(self, node: ast.AST) -> list[Key]:
+        return self.owners.setdefault(id(node), [])
+
+    # ------------------------------------------------------------ entry
+    def split(self) -> SplitPlan:
+        body = [self.def_node.body[i] for i in work_statements(self.def_node, self.resolver)]
+        simple = list(self._simple_statements(body))
+        for stmt in simple:
+            self._direct(stmt)
+        self._blocks(simple)
+        self._propagate(body)
+        for stmt in self._all(body):
+            if not self.owners_of(stmt) and not isinstance(stmt, ast.Pass):
+                self.fail(
+                    f"'{ast.unparse(stmt).splitlines()[0]}' does no work in any logical kernel of "
+                    f"unified operation '{self.op.name}'",
+                    stmt,
+                    "use its value in kernel work (a copy, block math, or an external call with "
+                    "kernel=), or remove it",
+                )
+        parts = []
+        for key in self.order:
+            stmts = tuple(self._filter(body, key))
+            kind = key.kind if isinstance(key, dsl.Kernel) else key
+            parts.append(KernelPart(key, self._name(key), kind, stmts))
+        return SplitPlan(self.op.name, tuple(parts))
+
+    def _name(self, key: Key) -> str:
+        if isinstance(key, dsl.Kernel):
+            binding = getattr(key, "binding", None)
+            return binding.capture_name if binding is not None else "kernel"
+        return "compute" if key is dsl.KernelKind.COMPUTE else "data_movement"
+
+    def _simple_statements(self, stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
+        for s in stmts:
+            if isinstance(s, ast.If | ast.For | ast.While | ast.With):
+                if isinstance(s, ast.With):
+                    for item in s.items:
+                        if isinstance(item.optional_vars, ast.Name):
+                            self._acquire(item.optional_vars.id, item)
+                yield from self._simple_statements(s.body)
+                yield from self._simple_statements(getattr(s, "orelse", []))
+            else:
+                yield s
+
+    def _acquire(self, name: str, node: ast.AST) -> None:
+        self.acquires[name] = _Acquire(name, node)
+
+    def _own(self, node: ast.AST, keys: list[Key] | tuple[Key, ...]) -> None:
+        self.fixed.add(id(node))
+        _add(self.owners_of(node), keys)
+        _add(self.order, keys)
+
+    # ------------------------------------------------------------ direct ownership
+    def _direct(self, stmt: ast.stmt) -> None:
+        value = getattr(stmt, "value", None)
+        if isinstance(stmt, ast.Assign) and isinstance(value, ast.Call):
+            func = value.func
+            if isinstance(func, ast.Attribute) and func.attr in ("reserve", "wait"):
+                for t in stmt.targets:
+                    if isinstance(t, ast.Name):
+                        self._acquire(t.id, stmt)
+                return
+        for call in _calls(stmt):
+            name = intrinsic_name(self.resolver.static(call.func))
+            if name == "extern.call":
+                self._own(stmt, self._extern_selection(call))
+            elif name == "copy":
+                self._own(stmt, [dsl.KernelKind.DATA_MOVEMENT])
+                for t in _stored(stmt):
+                    self.transfers[t] = stmt
+            elif _is_block_math(call, name):
+                self._own(stmt, [dsl.KernelKind.COMPUTE])
+        block_expr = isinstance(value, ast.BinOp | ast.UnaryOp) and _loaded(value) & set(
+            self.acquires
+        )
+        if isinstance(stmt, ast.Assign | ast.Expr) and block_expr:
+            self._own(stmt, [dsl.KernelKind.COMPUTE])
+
+    def _extern_selection(self, call: ast.Call) -> list[Key]:
+        kw = next((k for k in call.keywords if k.arg == "kernel"), None)
+        if kw is None:
+            self.fail(
+                "an external call at the top level of a unified operation needs kernel=: the "
+                "compiler cannot infer placement from C++ code",
+                call,
+                "add kernel=ttl.KernelKind.COMPUTE, kernel=ttl.KernelKind.DATA_MOVEMENT, a "
+                "ttl.Kernel handle, or a tuple of them",
+            )
+        value = self.resolver.static(kw.value)
+        if value is _UNBOUND:
+            self.fail(
+                f"kernel={ast.unparse(kw.value)} is not a compile-time selector",
+                kw.value,
+                "use ttl.KernelKind members (combined with |), ttl.Kernel handles or a tuple",
+            )
+        from ttl.compiler.frontend.selectors import parse_selector
+
+        return list(parse_selector(self, value, kw.value).targets)
+
+    # ------------------------------------------------------------ blocks
+    def _blocks(self, simple: list[ast.stmt]) -> None:
+        """Acquisitions take the kernel of their block's uses, or the release selector."""
+        for stmt in simple:
+            release = _release_call(stmt)
+            if release is not None:
+                name, call = release
+                acq = self.acquires.get(name)
+                kw = next((k for k in call.keywords if k.arg == "kernel"), None)
+                if acq is not None and kw is not None:
+                    value = self.resolver.static(kw.value)
+                    if isinstance(value, dsl.KernelKind | dsl.Kernel):
+                        acq.selector, acq.selector_node = value, kw.value
+                continue
+            uses = _loaded(stmt) & set(self.acquires)
+            for name in uses:
+                _add(self.acquires[name].owners, self.owners_of(stmt))
+        for acq in self.acquires.values():
+            if acq.selector is not None and acq.owners and not (
+                len(acq.owners) == 1 and acq.owners[0] is acq.selector
+            ):
+                self.fail(
+                    f"kernel= of this release selects {_describe(acq.selector)}, but block "
+                    f"'{acq.name}' is used in {', '.join(map(_describe, acq.owners))}",
+                    acq.selector_node,  # type: ignore[arg-type]
+                    "remove kernel= (ownership is inferred from the block's uses) or move the "
+                    "uses into the selected kernel",
+                )
+            owners = acq.owners or ([acq.selector] if acq.selector is not None else [])
+            if not owners:
+                self.fail(
+                    f"block '{acq.name}' has no use from which its logical kernel can be inferred",
+                    acq.node,
+                    f"select it on the release, e.g. {acq.name}.pop(kernel=ttl.KernelKind."
+                    "DATA_MOVEMENT) or .push(kernel=...)",
+                )
+            self._own(acq.node, owners)
+        for stmt in simple:
+            release = _release_call(stmt)
+            if release is not None and release[0] in self.acquires:
+                self._own(stmt, self.owners_of(self.acquires[release[0]].node))
+            for name in _loaded(stmt) & set(self.transfers):
+                if not self.owners_of(stmt):
+                    self._own(stmt, self.owners_of(self.transfers[name]))
+
+    # ------------------------------------------------------------ control and scalars
+    def _propagate(self, body: list[ast.stmt]) -> None:
+        """Compounds keep the kernels of their work; scalars go where they are read."""
+        changed = True
+        while changed:
+            changed = self._compounds(body)
+            readers: list[tuple[set[str], list[Key]]] = []
+            self._readers(body, readers)
+            for stmt in self._all(body):
+                if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+                    names = _stored(stmt)
+                    for loaded, keys in readers:
+                        if not loaded & names:
+                            continue
+                        if id(stmt) in self.fixed:
+                            self._check_available(stmt, names & loaded, keys)
+                        else:
+                            changed |= _add(self.owners_of(stmt), keys)
+
+    def _check_available(self, stmt: ast.stmt, names: set[str], keys: list[Key]) -> None:
+        """A value defined by kernel-owned work (an external result) exists only there."""
+        have = self.owners_of(stmt)
+        missing = [k for k in keys if not any(k is h for h in have)]
+        if missing:
+            name = min(names)
+            self.fail(
+                f"'{name}' is computed in {', '.join(map(_describe, have))} but is also needed "
+                f"in {', '.join(map(_describe, missing))}",
+                stmt,
+                "select every kernel that reads it in kernel= (each gets its own local result), "
+                "or use it only in the selected kernel",
+            )
+
+    def _compounds(self, stmts: list[ast.stmt]) -> bool:
+        changed = False
+        for s in stmts:
+            if isinstance(s, ast.If | ast.For | ast.While | ast.With):
+                changed |= self._compounds(s.body) | self._compounds(getattr(s, "orelse", []))
+                for child in s.body + getattr(s, "orelse", []):
+                    changed |= _add(self.owners_of(s), self.owners_of(child))
+                for item in getattr(s, "items", []):
+                    changed |= _add(self.owners_of(s), self.owners_of(item))
+        return changed
+
+    def _readers(self, stmts: list[ast.stmt], out: list[tuple[set[str], list[Key]]]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.If | ast.While):
+                out.append((_loaded(s.test), self.owners_of(s)))
+            elif isinstance(s, ast.For):
+                out.append((_loaded(s.iter), self.owners_of(s)))
+            elif isinstance(s, ast.With):
+                for item in s.items:
+                    out.append((_loaded(item.context_expr), self.owners_of(item)))
+            else:
+                out.append((_loaded(s), self.owners_of(s)))
+            self._readers(getattr(s, "body", []) + getattr(s, "orelse", []), out)
+
+    def _all(self, stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
+        for s in stmts:
+            yield s
+            yield from self._all(getattr(s, "body", []) + getattr(s, "orelse", []))
+
+    # ------------------------------------------------------------ filtering
+    def _filter(self, stmts: list[ast.stmt], key: Key) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for s in stmts:
+            if not any(k is key for k in self.owners_of(s)):
+                continue
+            if isinstance(s, ast.If | ast.For | ast.While):
+                s2 = copy.copy(s)
+                s2.body = self._filter(s.body, key) or [_pass(s)]
+                s2.orelse = self._filter(s.orelse, key)
+                out.append(s2)
+            elif isinstance(s, ast.With):
+                items = [i for i in s.items if any(k is key for k in self.owners_of(i))]
+                inner = self._filter(s.body, key)
+                if items:
+                    s2 = copy.copy(s)
+                    s2.items = items
+                    s2.body = inner or [_pass(s)]
+                    out.append(s2)
+                else:
+                    out.extend(inner)
+            else:
+                out.append(s)
+        return out
+
+
+def _is_block_math(call: ast.Call, name: str | None) -> bool:
+    """``ttl.math.*`` / ``ttl.block.*`` calls and ``blk.store(...)``."""
+    if name is not None:
+        return name.startswith(_COMPUTE_INTRINSICS)
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "store"
+
+
+def _pass(node: ast.stmt) -> ast.Pass:
+    return ast.Pass(lineno=node.lineno, col_offset=node.col_offset)
+
+
+def _release_call(stmt: ast.stmt) -> tuple[str, ast.Call] | None:
+    """``name.push(...)`` / ``name.pop(...)`` as an expression statement."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("push", "pop")
+        and isinstance(call.func.value, ast.Name)
+    ):
+        return call.func.value.id, call
+    return None
+
+
+# ------------------------------------------------------------------ threads
+@dataclass
+class UnifiedThreadModel(ThreadModel):
+    """A logical kernel of a unified operation: a synthetic function over the host scope."""
+
+    scope: dict[str, Any] = field(default_factory=dict)
+    original: Any = None
+
+    def lookup(self, name: str) -> Any:
+        return _Resolver(self.original, self.scope).lookup(name)
+
+
+def unified_threads(
+    op: Operation, filename: str, def_node: ast.FunctionDef, scope: dict[str, Any]
+) -> tuple[list[ThreadModel], SplitPlan]:
+    """Split the unified body into one thread model per logical kernel."""
+    plan = Splitter(op, filename, def_node, scope).split()
+    threads: list[ThreadModel] = []
+    for i, part in enumerate(plan.kernels):
+        fn_node = ast.FunctionDef(
+            name=part.name,
+            args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=list(part.body),
+            decorator_list=[],
+            lineno=def_node.lineno,
+            col_offset=def_node.col_offset,
+        )
+        selector = part.key
+        loc = SourceLoc(filename, def_node.lineno, def_node.col_offset)
+        thread = dsl.Thread(part.kind, op.fn, selector, loc, i)
+        threads.append(
+            UnifiedThreadModel(
+                part.name, part.kind, thread, filename, fn_node,
+                logical_kernel=f"{op.name}.{part.name}", scope=scope, original=op.fn,
+            )
+        )
+    return threads, plan
+
+

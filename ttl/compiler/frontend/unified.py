@@ -222,6 +222,7 @@ class _Acquire:
     owners: list[Key] = field(default_factory=list)
     selector: Key | None = None
     selector_node: ast.AST | None = None
+    release: ast.stmt | None = None
 
 
 def _add(keys: list[Key], new: list[Key] | tuple[Key, ...]) -> bool:
@@ -248,7 +249,8 @@ class Splitter:
         self.def_node = def_node
         self.resolver = _Resolver(op.fn, scope)
         self.owners: dict[int, list[Key]] = {}  # id(stmt or withitem) -> keys
-        self.acquires: dict[str, _Acquire] = {}
+        self.acquisitions: list[_Acquire] = []
+        self.uses: dict[int, list[_Acquire]] = {}  # id(stmt) -> acquisitions it reads
         self.transfers: dict[str, ast.AST] = {}
         self.order: list[Key] = []
         self.fixed: set[int] = set()  # statements whose kernels are decided, not inferred
@@ -263,8 +265,10 @@ class Splitter:
     def split(self) -> SplitPlan:
         body = [self.def_node.body[i] for i in work_statements(self.def_node, self.resolver)]
         simple = list(self._simple_statements(body))
-        for stmt in simple:
-            self._direct(stmt)
+        self._transactions(simple)
+        for node in simple:
+            if isinstance(node, ast.stmt) and _acquisition(node) is None:
+                self._direct(node)
         self._blocks(simple)
         self._propagate(body)
         for stmt in self._all(body):
@@ -289,51 +293,72 @@ class Splitter:
             return binding.capture_name if binding is not None else "kernel"
         return "compute" if key is dsl.KernelKind.COMPUTE else "data_movement"
 
-    def _simple_statements(self, stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
+    def _simple_statements(self, stmts: list[ast.stmt]) -> Iterator[ast.stmt | ast.withitem]:
+        """Simple statements and ``with`` items (acquisitions), in source order."""
         for s in stmts:
             if isinstance(s, ast.If | ast.For | ast.While | ast.With):
-                if isinstance(s, ast.With):
-                    for item in s.items:
-                        if isinstance(item.optional_vars, ast.Name):
-                            self._acquire(item.optional_vars.id, item)
+                yield from getattr(s, "items", [])
                 yield from self._simple_statements(s.body)
                 yield from self._simple_statements(getattr(s, "orelse", []))
             else:
                 yield s
-
-    def _acquire(self, name: str, node: ast.AST) -> None:
-        self.acquires[name] = _Acquire(name, node)
 
     def _own(self, node: ast.AST, keys: list[Key] | tuple[Key, ...]) -> None:
         self.fixed.add(id(node))
         _add(self.owners_of(node), keys)
         _add(self.order, keys)
 
-    # ------------------------------------------------------------ direct ownership
+    # ------------------------------------------------------------ transactions
+    def _transactions(self, simple: list[ast.stmt | ast.withitem]) -> None:
+        """Link every use and release to the acquisition its name refers to at that point."""
+        current: dict[str, _Acquire] = {}
+        for node in simple:
+            acquired = _acquisition(node)
+            if acquired is not None:
+                current[acquired] = acq = _Acquire(acquired, node)
+                self.acquisitions.append(acq)
+                continue
+            assert isinstance(node, ast.stmt)
+            release = _release_call(node)
+            if release is not None and release[0] in current:
+                acq = current[release[0]]
+                acq.release = node
+                kw = next((k for k in release[1].keywords if k.arg == "kernel"), None)
+                if kw is not None:
+                    value = self.resolver.static(kw.value)
+                    if isinstance(value, dsl.KernelKind | dsl.Kernel):
+                        acq.selector, acq.selector_node = value, kw.value
+                continue
+            self.uses[id(node)] = [current[n] for n in sorted(_loaded(node) & set(current))]
+
     def _direct(self, stmt: ast.stmt) -> None:
-        value = getattr(stmt, "value", None)
-        if isinstance(stmt, ast.Assign) and isinstance(value, ast.Call):
-            func = value.func
-            if isinstance(func, ast.Attribute) and func.attr in ("reserve", "wait"):
-                for t in stmt.targets:
-                    if isinstance(t, ast.Name):
-                        self._acquire(t.id, stmt)
-                return
+        """Kernels decided by the statement itself (calls, copies, math)."""
         for call in _calls(stmt):
             name = intrinsic_name(self.resolver.static(call.func))
             if name == "extern.call":
                 self._own(stmt, self._extern_selection(call))
             elif name == "copy":
-                self._own(stmt, [dsl.KernelKind.DATA_MOVEMENT])
+                self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
                 for t in _stored(stmt):
                     self.transfers[t] = stmt
             elif _is_block_math(call, name):
-                self._own(stmt, [dsl.KernelKind.COMPUTE])
-        block_expr = isinstance(value, ast.BinOp | ast.UnaryOp) and _loaded(value) & set(
-            self.acquires
-        )
-        if isinstance(stmt, ast.Assign | ast.Expr) and block_expr:
-            self._own(stmt, [dsl.KernelKind.COMPUTE])
+                self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.COMPUTE)])
+        value = getattr(stmt, "value", None)
+        blocks = self.uses.get(id(stmt), [])
+        if isinstance(value, ast.BinOp | ast.UnaryOp) and blocks:
+            self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.COMPUTE)])
+        if not self.owners_of(stmt):
+            for name in _loaded(stmt) & set(self.transfers):
+                self._own(stmt, self.owners_of(self.transfers[name]))
+
+    def _selected_kernel(self, stmt: ast.stmt, kind: dsl.KernelKind) -> Key:
+        """A copy (math) runs in the ``kind`` handle a used block's release selects, else in
+        the canonical kernel of ``kind``."""
+        for acq in self.uses.get(id(stmt), []):
+            sel = acq.selector
+            if isinstance(sel, dsl.Kernel) and sel.kind is kind:
+                return sel
+        return kind
 
     def _extern_selection(self, call: ast.Call) -> list[Key]:
         kw = next((k for k in call.keywords if k.arg == "kernel"), None)
@@ -356,24 +381,12 @@ class Splitter:
 
         return list(parse_selector(self, value, kw.value).targets)
 
-    # ------------------------------------------------------------ blocks
-    def _blocks(self, simple: list[ast.stmt]) -> None:
+    def _blocks(self, simple: list[ast.stmt | ast.withitem]) -> None:
         """Acquisitions take the kernel of their block's uses, or the release selector."""
-        for stmt in simple:
-            release = _release_call(stmt)
-            if release is not None:
-                name, call = release
-                acq = self.acquires.get(name)
-                kw = next((k for k in call.keywords if k.arg == "kernel"), None)
-                if acq is not None and kw is not None:
-                    value = self.resolver.static(kw.value)
-                    if isinstance(value, dsl.KernelKind | dsl.Kernel):
-                        acq.selector, acq.selector_node = value, kw.value
-                continue
-            uses = _loaded(stmt) & set(self.acquires)
-            for name in uses:
-                _add(self.acquires[name].owners, self.owners_of(stmt))
-        for acq in self.acquires.values():
+        for node in simple:
+            for acq in self.uses.get(id(node), []):
+                _add(acq.owners, self.owners_of(node))
+        for acq in self.acquisitions:
             if acq.selector is not None and acq.owners and not (
                 len(acq.owners) == 1 and acq.owners[0] is acq.selector
             ):
@@ -393,13 +406,8 @@ class Splitter:
                     "DATA_MOVEMENT) or .push(kernel=...)",
                 )
             self._own(acq.node, owners)
-        for stmt in simple:
-            release = _release_call(stmt)
-            if release is not None and release[0] in self.acquires:
-                self._own(stmt, self.owners_of(self.acquires[release[0]].node))
-            for name in _loaded(stmt) & set(self.transfers):
-                if not self.owners_of(stmt):
-                    self._own(stmt, self.owners_of(self.transfers[name]))
+            if acq.release is not None:
+                self._own(acq.release, owners)
 
     # ------------------------------------------------------------ control and scalars
     def _propagate(self, body: list[ast.stmt]) -> None:
@@ -416,7 +424,8 @@ class Splitter:
                         if not loaded & names:
                             continue
                         if id(stmt) in self.fixed:
-                            self._check_available(stmt, names & loaded, keys)
+                            if _acquisition(stmt) is None:  # blocks are linked by scope
+                                self._check_available(stmt, names & loaded, keys)
                         else:
                             changed |= _add(self.owners_of(stmt), keys)
 
@@ -498,6 +507,22 @@ def _is_block_math(call: ast.Call, name: str | None) -> bool:
 
 def _pass(node: ast.stmt) -> ast.Pass:
     return ast.Pass(lineno=node.lineno, col_offset=node.col_offset)
+
+
+def _acquisition(node: ast.stmt | ast.withitem) -> str | None:
+    """The block name bound by ``x = dfb.reserve()/wait()`` or ``with ... as x``."""
+    if isinstance(node, ast.withitem):
+        return node.optional_vars.id if isinstance(node.optional_vars, ast.Name) else None
+    value = node.value if isinstance(node, ast.Assign) else None
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in ("reserve", "wait")
+        and len(node.targets) == 1  # type: ignore[union-attr]
+        and isinstance(node.targets[0], ast.Name)  # type: ignore[union-attr]
+    ):
+        return node.targets[0].id  # type: ignore[union-attr]
+    return None
 
 
 def _release_call(stmt: ast.stmt) -> tuple[str, ast.Call] | None:

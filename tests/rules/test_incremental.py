@@ -77,3 +77,15 @@ def test_no_device_toolchain_registered_names_the_type_to_register(consumer):
     result, _ = bazel.build("//:plain")
     assert result.returncode != 0
     assert "device_toolchain_type" in result.stderr
+
+
+def test_no_device_toolchain_for_the_platform_says_what_to_register(consumer):
+    """Only the fallback matches the platform: our message, not Bazel's generic one."""
+    _, bazel = consumer
+    fallback = "--extra_toolchains=@ttl_bazel//toolchains/device:no_device_toolchain"
+    result, _ = bazel.build(fallback, "--platforms=@ttl_bazel//toolchains/platforms:blackhole",
+                            "//:plain")
+    assert result.returncode != 0
+    assert "//:plain: no device toolchain matches the target platform" in result.stderr
+    assert "@ttl_bazel//toolchains/platforms:blackhole" in result.stderr
+    assert 'register_toolchains("@ttl_bazel//toolchains/device:riscv_gcc_toolchain")' in result.stderr

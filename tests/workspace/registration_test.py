@@ -49,6 +49,16 @@ def test_same_device_toolchains_registered():
     assert "//toolchains/device:riscv_gcc_toolchain" in module
 
 
+def ordered_registrations(path: pathlib.Path) -> list[str]:
+    return [ast.literal_eval(arg) for call in calls(path, "register_toolchains") for arg in call.args]
+
+
+def test_fallback_device_toolchain_registered_last_in_both():
+    """It matches every platform, so anything registered after it would never be chosen."""
+    for path in (ROOT / "WORKSPACE", ROOT / "MODULE.bazel"):
+        assert ordered_registrations(path)[-1] == "//toolchains/device:no_device_toolchain", path
+
+
 def test_workspace_registers_the_python_toolchain():
     assert WORKSPACE_ONLY_TOOLCHAINS <= registered_toolchains(ROOT / "WORKSPACE")
 

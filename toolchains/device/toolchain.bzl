@@ -41,3 +41,12 @@ ttl_device_toolchain = rule(
     },
     provides = [DeviceToolchainInfo],
 )
+
+def _ttl_no_device_toolchain_impl(_ctx):
+    return [platform_common.ToolchainInfo(device = None)]
+
+ttl_no_device_toolchain = rule(
+    implementation = _ttl_no_device_toolchain_impl,
+    doc = "The fallback registered after every real device toolchain: it matches any " +
+          "platform and makes rules fail saying which toolchain to register.",
+)

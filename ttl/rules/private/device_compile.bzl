@@ -8,9 +8,24 @@ so ELFs are byte-identical across output bases and machines.
 
 DEVICE_TOOLCHAIN_TYPE = str(Label("//toolchains:device_toolchain_type"))
 
+_NO_DEVICE_TOOLCHAIN = """\
+{label}: no device toolchain matches the target platform {platform}.
+Register one that does, in WORKSPACE or MODULE.bazel:
+    register_toolchains("@ttl_bazel//toolchains/device:riscv_gcc_toolchain")
+(the default RISC-V GCC; it matches every platform), or declare your own
+`toolchain(toolchain_type = "@ttl_bazel//toolchains:device_toolchain_type", ...)`
+compatible with {platform}; or build for another platform with --platforms."""
+
 def device_toolchain(ctx):
-    """The DeviceToolchainInfo resolved for this target's platform."""
-    return ctx.toolchains[DEVICE_TOOLCHAIN_TYPE].device
+    """The DeviceToolchainInfo resolved for this target's platform.
+
+    Fails with what to register when only the fallback toolchain matched.
+    Rules calling this must declare `fragments = ["platform"]`.
+    """
+    info = ctx.toolchains[DEVICE_TOOLCHAIN_TYPE].device
+    if info == None:
+        fail(_NO_DEVICE_TOOLCHAIN.format(label = ctx.label, platform = ctx.fragments.platform.platform))
+    return info
 
 def device_builder_args(ctx, label, toolchain, include_dirs = [], copts = [], defines = []):
     """The device builder's toolchain arguments; callers add the mode arguments.

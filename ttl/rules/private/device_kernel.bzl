@@ -37,4 +37,5 @@ ttl_device_kernel = rule(
         ),
     },
     toolchains = [DEVICE_TOOLCHAIN_TYPE],
+    fragments = ["platform"],
 )

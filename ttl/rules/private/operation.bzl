@@ -257,6 +257,7 @@ ttl_operation_rule = rule(
     },
     provides = [TtlOperationInfo],
     toolchains = [DEVICE_TOOLCHAIN_TYPE],
+    fragments = ["platform"],
 )
 
 def ttl_operation(name, src, operation, args = None, deps = [], hdrs = [], target = "wormhole_b0",

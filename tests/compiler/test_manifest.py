@@ -85,6 +85,11 @@ def test_manifest_text_is_canonical(tmp_path):
         "physical_index": 0,
         "producers": ["eltwise_single_tile.read"],
         "consumers": ["eltwise_single_tile.compute"],
+        "allocation": {
+            "reason": "not reused: kernels 'eltwise_single_tile.compute', "
+            "'eltwise_single_tile.read' use it concurrently",
+            "shares_index_with": [],
+        },
     }
 
 

@@ -21,8 +21,11 @@ from ttl.compiler.emit.cpp import emit_kernels
 from ttl.compiler.evaluate import evaluate_operation
 from ttl.compiler.frontend.module import build_module
 from ttl.compiler.manifest import build_manifest, dumps
-from ttl.compiler.passes.assign import allocate_dfbs, assign_slots
+from ttl.compiler.passes.allocate import allocate_dfbs
+from ttl.compiler.passes.assign import assign_slots
 from ttl.compiler.passes.capacity import check_capacity
+from ttl.compiler.passes.dfb_protocol import check_protocol
+from ttl.compiler.passes.lifetimes import compute_lifetimes
 from ttl.compiler.plan import build_plan
 from ttl.compiler.source import source_lines
 from ttl.errors import SourceLoc, TTLCompileError
@@ -90,7 +93,8 @@ def compile_operation(
     op_ir = next(iter(module.ops))
     assert isinstance(op_ir, d.OperationOp)
     assign_slots(op_ir, tgt)
-    allocate_dfbs(op_ir)
+    protocol = check_protocol(op_ir, {f.name: f.loc for f in model.dfbs})
+    placements = allocate_dfbs(op_ir, compute_lifetimes(op_ir, protocol))
     dce(module)
     try:
         module.verify()
@@ -107,7 +111,7 @@ def compile_operation(
         ir=str(module) + "\n",
         sources={s.filename: s.text for s in sources},
         manifest=build_manifest(op_ir, sources, source_name),
-        plan=build_plan(op_ir),
+        plan=build_plan(op_ir, placements),
     )
 
 

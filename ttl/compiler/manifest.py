@@ -7,6 +7,7 @@ Schema documented in docs/manifest.md. Builders use only ``kernels[].defines``
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from xdsl.dialects.builtin import FileLineColLoc
@@ -54,6 +55,14 @@ def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:
         "data_format": DATA_FORMATS[ty.dtype],
         "total_bytes": dfb_bytes(ty.num_tiles, count, ty.dtype),
     }
+
+
+def _physical(dfbs: Iterable[d.DFBOp]) -> list[d.DFBOp]:
+    """The first DFB of each physical index, in index order (reused indices share one entry)."""
+    first: dict[int, d.DFBOp] = {}
+    for f in dfbs:
+        first.setdefault(f.physical_index.value.data, f)  # type: ignore[union-attr]
+    return [first[i] for i in sorted(first)]
 
 
 def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) -> dict[str, Any]:
@@ -121,7 +130,11 @@ def build_manifest(
         "target": op.target.data,
         "grid": {"x": grid[0], "y": grid[1]},
         "tensors": [_tensor_entry(t) for t in tensors],
-        "dfbs": [_dfb_entry(f) for f in dfbs.values()],
+        "dfbs": [_dfb_entry(f) for f in _physical(dfbs.values())],
+        "logical_dfbs": [
+            {"name": n, "physical_index": f.physical_index.value.data}  # type: ignore[union-attr]
+            for n, f in dfbs.items()
+        ],
         "kernels": [
             _kernel_entry(k, s, dfbs) for k, s in zip(kernels, sources, strict=True)
         ],
@@ -133,7 +146,7 @@ def build_manifest(
             "common": [],
         },
         "extern_calls": _extern_calls(kernels),
-        "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, dfbs.values())),
+        "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, _physical(dfbs.values()))),
     }
 
 

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ttl.compiler import dialect as d
+from ttl.compiler.passes.allocate import Placement
 
 
-def build_plan(op: d.OperationOp) -> dict[str, Any]:
-    """Which kernel runs where, and which kernels produce/consume each DFB."""
+def _allocation(placements: Mapping[str, Placement] | None, name: str) -> dict[str, Any]:
+    """The allocation record of one DFB: the index it shares and why (or why not)."""
+    if placements is None or name not in placements:
+        return {}
+    p = placements[name]
+    return {"allocation": {"shares_index_with": list(p.shares_with), "reason": p.reason}}
+
+
+def build_plan(op: d.OperationOp, placements: Mapping[str, Placement] | None = None) -> dict[str, Any]:
+    """Which kernel runs where, which kernels produce/consume each DFB, and why indices are shared."""
     kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
     endpoints: dict[str, dict[str, list[str]]] = {}
     for k in kernels:
@@ -39,6 +49,7 @@ def build_plan(op: d.OperationOp) -> dict[str, Any]:
                 "physical_index": f.physical_index.value.data,  # type: ignore[union-attr]
                 "producers": endpoints.get(f.sym_name.data, {}).get("producers", []),
                 "consumers": endpoints.get(f.sym_name.data, {}).get("consumers", []),
+                **_allocation(placements, f.sym_name.data),
             }
             for f in op.body.ops
             if isinstance(f, d.DFBOp)

@@ -125,7 +125,7 @@ class KernelEmitter:
         self.dfbs = {f.sym_name.data: f for f in operation.body.ops if isinstance(f, d.DFBOp)}
         self.used_dfbs = sorted(
             {op.ref.root_reference.data for op in kernel.walk() if isinstance(op, d.GetDFBOp)},
-            key=lambda n: self.dfbs[n].physical_index.value.data,  # type: ignore[union-attr]
+            key=lambda n: (self.dfbs[n].physical_index.value.data, n),  # type: ignore[union-attr]
         )
         self.used_tensors = sorted(
             {op.ref.root_reference.data for op in kernel.walk() if isinstance(op, d.GetTensorOp)},

@@ -1,8 +1,8 @@
-"""Target assignment on the IR: processor slots and physical DFB indices."""
+"""Target assignment on the IR: processor slots (DFB indices: ``allocate.py``)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import StringAttr
 
 from ttl.compiler import dialect as d
 from ttl.targets import COMPUTE, DATA_MOVEMENT, Target
@@ -22,9 +22,3 @@ def assign_slots(op: d.OperationOp, target: Target) -> None:
             n = taken.get(kind, 0)
             k.slot = StringAttr(target.slots[kind][n])
             taken[kind] = n + 1
-
-
-def allocate_dfbs(op: d.OperationOp) -> None:
-    """Physical DFB index = declaration order (no reuse yet: reuse needs lifetime proofs)."""
-    for index, f in enumerate(x for x in op.body.ops if isinstance(x, d.DFBOp)):
-        f.physical_index = IntegerAttr(index, i64)

@@ -1,0 +1,91 @@
+"""Physical DFB index allocation, reusing an index only where lifetimes prove it safe.
+
+DFBs are visited in declaration order. A DFB with a bounded lifetime (see
+``lifetimes.py``) takes the lowest existing index whose DFBs are all bounded,
+live in the same kernel over spans disjoint from its own, and have the same
+configuration (block shape, dtype, block count, page size): the earlier
+DFB's traffic is complete (balanced) before the later one's first access, so
+the ring is empty and aligned on a block boundary when it is reused. Every
+other DFB gets a fresh index. Without reuse, index = declaration order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from ttl.compiler import dialect as d
+from ttl.compiler.passes.lifetimes import Lifetime
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The physical index of one DFB and why it was (not) shared."""
+
+    dfb: str
+    physical_index: int
+    shares_with: tuple[str, ...]  # earlier DFBs on the same index
+    reason: str
+
+
+def _config(f: d.DFBOp) -> tuple[str, int, int]:
+    return (str(f.dfb_type), f.block_count.value.data, f.page_size.value.data)
+
+
+def _disjoint(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    return a is not None and b is not None and (a[1] < b[0] or b[1] < a[0])
+
+
+def allocate_dfbs(op: d.OperationOp, lifetimes: dict[str, Lifetime]) -> dict[str, Placement]:
+    """Set ``physical_index`` on every ``ttl.dfb``; return the placement per DFB."""
+    groups: list[list[d.DFBOp]] = []  # index -> DFBs sharing it
+    placements: dict[str, Placement] = {}
+    for f in (x for x in op.body.ops if isinstance(x, d.DFBOp)):
+        lt = lifetimes[f.sym_name.data]
+        why_not = lt.why_unbounded()
+        chosen = None
+        if why_not is None:
+            for index, members in enumerate(groups):
+                others = [lifetimes[m.sym_name.data] for m in members]
+                if all(
+                    o.bounded
+                    and o.kernels == lt.kernels
+                    and _disjoint(o.span, lt.span)
+                    and _config(m) == _config(f)
+                    for o, m in zip(others, members, strict=True)
+                ):
+                    chosen = index
+                    break
+        if chosen is None:
+            chosen = len(groups)
+            groups.append([])
+            reason = (
+                f"not reused: {why_not}"
+                if why_not is not None
+                else "bounded, but no earlier index has a disjoint lifetime in the same kernel "
+                "and the same configuration"
+            )
+        else:
+            names = ", ".join(f"'{m.sym_name.data}'" for m in groups[chosen])
+            spans = "; ".join(
+                f"'{m.sym_name.data}' statements {_span(lifetimes[m.sym_name.data])}"
+                for m in groups[chosen]
+            )
+            reason = (
+                f"reuses index {chosen} of {names}: all live only in kernel '{lt.kernels[0]}' over "
+                f"disjoint statement spans ({spans}; '{lt.dfb}' statements {_span(lt)}), their "
+                "protocols are proven balanced with visible or fully summarized transactions, "
+                "and their configurations are equal"
+            )
+        shares = tuple(m.sym_name.data for m in groups[chosen])
+        groups[chosen].append(f)
+        f.physical_index = IntegerAttr(chosen, i64)
+        placements[f.sym_name.data] = Placement(f.sym_name.data, chosen, shares, reason)
+    return placements
+
+
+def _span(lt: Lifetime) -> str:
+    assert lt.span is not None
+    lo, hi = lt.span
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"

@@ -178,18 +178,23 @@ class KernelCounter:
         return counts
 
 
-def _sides(kernels: list[d.KernelOp]) -> dict[str, set[str]]:
-    """Which release kinds (push / pop) appear anywhere for each DFB, over all paths."""
-    sides: dict[str, set[str]] = {}
+def _sides(kernels: list[d.KernelOp]) -> dict[str, dict[str, list[str]]]:
+    """For each DFB, the kernels that push and that pop it anywhere (over all paths)."""
+    sides: dict[str, dict[str, list[str]]] = {}
+
+    def note(name: str | None, kind: str, kernel: d.KernelOp) -> None:
+        if name is not None and kind in ("push", "pop"):
+            names = sides.setdefault(name, {}).setdefault(kind, [])
+            if kernel.logical_kernel.data not in names:
+                names.append(kernel.logical_kernel.data)
+
     for k in kernels:
         for op in k.walk():
             if isinstance(op, d.PushOp | d.PopOp):
-                name, _ = block_dfb(op.block)
-                sides.setdefault(name or "", set()).add("push" if isinstance(op, d.PushOp) else "pop")
+                note(block_dfb(op.block)[0], "push" if isinstance(op, d.PushOp) else "pop", k)
             elif (deps := dependencies(op)) is not None:
                 for e in op.properties["dfb_effects"].data:  # type: ignore[union-attr]
-                    name = dfb_name(deps[e.dependency_index.data])
-                    sides.setdefault(name or "", set()).add(e.kind.data.value)
+                    note(dfb_name(deps[e.dependency_index.data]), e.kind.data.value, k)
     return sides
 
 
@@ -210,7 +215,7 @@ def check_protocol(
     sides = _sides(kernels)
 
     def two_sided(name: str) -> bool:
-        return sides.get(name, set()) == {"push", "pop"}
+        return set(sides.get(name, {})) == {"push", "pop"}
 
     for env in assignments(declared_conditions(op)):
         per_kernel = [(k, KernelCounter(k, env, reasons).block(k.body.block)) for k in kernels]
@@ -231,7 +236,7 @@ def check_protocol(
                 undecided.setdefault(name, "only one side (producer or consumer) is visible")
                 continue
             if not produced & consumed:
-                _unbalanced(name, vals, env, dfb_locs.get(name))  # type: ignore[arg-type]
+                _unbalanced(name, vals, sides[name], env, dfb_locs.get(name))  # type: ignore[arg-type]
             if len(produced) == 1 and produced == consumed:
                 totals[name] |= produced
             else:
@@ -251,16 +256,17 @@ def check_protocol(
 def _unbalanced(
     name: str,
     vals: list[tuple[d.KernelOp, frozenset[tuple[int, int]]]],
+    sides: Mapping[str, list[str]],
     env: Mapping[int, bool],
     loc: SourceLoc | None,
 ) -> None:
     def side(index: int, verb: str) -> str:
-        parts = [
+        kernels = sides["push" if index == 0 else "pop"]
+        return " and ".join(
             f"kernel '{k.logical_kernel.data}' {verb} {_fmt(frozenset(x[index] for x in v))}"
             for k, v in vals
-            if any(x[index] for x in v)
-        ]
-        return " and ".join(parts) if parts else f"no kernel {verb} any"
+            if k.logical_kernel.data in kernels
+        )
 
     when = ""
     if env:

@@ -1,0 +1,193 @@
+"""Cross-kernel DFB protocol check and dispatch-condition identity.
+
+Spec ("Dispatch-stable condition results"): "The compiler also preserves branch
+polarity, structured nesting, and supported boolean expressions when it uses the
+identity to prove equal conditional DFB execution. Missing or partial identity
+remains conservative." Issue 5 items 9 and 10.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from compiler_testlib import filecheck
+
+SPECS = {"a": "bf16[32,32]", "y": "bf16[32,32]"}
+
+PAIR = """
+import ttl
+
+HEADER = "cond.hpp"
+
+
+def make():
+    active = ttl.DispatchCondition(ttl.ScalarType.I64)
+    other = ttl.DispatchCondition(ttl.ScalarType.I64)
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def read():
+            on = ttl.call_extern_func(HEADER, "producer_on", condition_result=active)
+            off = ttl.call_extern_func(HEADER, "producer_off", condition_result=other)
+            if PRODUCER_TEST:
+                with a_dfb.reserve() as blk:
+                    tx = ttl.copy(a[0, 0], blk)
+                    tx.wait()
+
+        @ttl.datamovement()
+        def write():
+            on = ttl.call_extern_func(HEADER, "consumer_on", condition_result=CONSUMER_COND)
+            off = ttl.call_extern_func(HEADER, "consumer_off", condition_result=other)
+            CONSUMER_BODY
+
+    return op
+
+
+op = make()
+"""
+
+_POP = ["with a_dfb.wait() as blk:", "    tx = ttl.copy(blk, y[0, 0])", "    tx.wait()"]
+
+
+def _program(producer_test: str, consumer: str, consumer_cond: str = "active") -> str:
+    """The pair with the consumer's body ``consumer`` (relative indentation; POP = the pop)."""
+    lines = []
+    for i, line in enumerate(consumer.split("\n")):
+        indent = ("" if i == 0 else " " * 12) + line[: len(line) - len(line.lstrip())]
+        if line.strip() == "POP":
+            lines += [(indent if i or j else "") + pop for j, pop in enumerate(_POP)]
+        else:
+            lines.append(indent + line.strip())
+    return (
+        PAIR.replace("PRODUCER_TEST", producer_test)
+        .replace("CONSUMER_COND", consumer_cond)
+        .replace("CONSUMER_BODY", "\n".join(lines))
+    )
+
+
+@pytest.fixture
+def header_dir(tmp_path: Path) -> tuple[str, ...]:
+    (tmp_path / "cond.hpp").write_text("#pragma once\n")
+    return (str(tmp_path),)
+
+
+@pytest.mark.parametrize(
+    ("producer_test", "consumer"),
+    [
+        ("on", "if on:\n    POP"),  # same identity, same polarity
+        ("not on", "if not on:\n    POP"),  # polarity
+        ("on and not off", "if on:\n    if not off:\n        POP"),  # nesting, and/not
+        ("on or off", "if not (not on and not off):\n    POP"),  # or, De Morgan
+    ],
+)
+def test_conditional_pair_with_one_identity_is_proven(
+    compile_source, header_dir, producer_test, consumer
+):
+    src = _program(producer_test, consumer)
+    result = compile_source(src, "op", SPECS, include_dirs=header_dir)
+    # Both evaluations of `active` carry one attribute; `other` has a distinct ordinal.
+    filecheck(
+        result.ir,
+        """
+        CHECK: ttl.kernel @read
+        CHECK-DAG: "producer_on"{{.*}}condition = #ttl.dispatch_condition<0, i64>
+        CHECK-DAG: "producer_off"{{.*}}condition = #ttl.dispatch_condition<1, i64>
+        CHECK: ttl.kernel @write
+        CHECK-DAG: "consumer_on"{{.*}}condition = #ttl.dispatch_condition<0, i64>
+        CHECK-DAG: "consumer_off"{{.*}}condition = #ttl.dispatch_condition<1, i64>
+        """,
+    )
+    entry = result.plan["dfbs"][0]
+    assert entry["allocation"]["reason"].startswith("not reused: kernels 'op.read', 'op.write'")
+
+
+@pytest.mark.parametrize(
+    ("producer_test", "consumer", "cond"),
+    [
+        ("on", "if on:\n    POP", "other"),  # different identities
+        ("on", "if not on:\n    POP", "active"),  # opposite polarity
+        ("on and off", "if on:\n    POP", "active"),  # missing conjunct
+    ],
+)
+def test_conditional_traffic_that_differs_is_rejected(
+    compile_error, header_dir, producer_test, consumer, cond
+):
+    err = compile_error(_program(producer_test, consumer, cond), "op", SPECS, include_dirs=header_dir)
+    assert re.fullmatch(
+        r"DFB 'a_dfb' is unbalanced when (dispatch condition #\d is (true|false)(, )?)+: "
+        r"kernel 'op.read' pushes \d tiles? but kernel 'op.write' pops \d tiles?",
+        err.message,
+    ), err.message
+
+
+def test_distinct_declarations_with_equal_text_stay_distinct(compile_error, header_dir):
+    # Spec: "Distinct declarations remain independent even when calls have equal C++
+    # names, headers, template arguments, or source text."
+    src = _program("on", "if on:\n    POP", "other").replace(
+        '"consumer_on"', '"producer_on"'
+    )
+    err = compile_error(src, "op", SPECS, include_dirs=header_dir)
+    assert "is unbalanced when" in err.message
+
+
+def test_runtime_condition_without_identity_stays_conservative(compile_source):
+    # "Missing or partial identity remains conservative": no proof (no error), no reuse.
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(2, 1))
+    def op(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+        @ttl.datamovement()
+        def read():
+            if ttl.node(dims=1) == 0:
+                with a_dfb.reserve() as blk:
+                    tx = ttl.copy(a[0, 0], blk)
+                    tx.wait()
+
+        @ttl.datamovement()
+        def write():
+            if ttl.node(dims=1) == 0:
+                with a_dfb.wait() as blk:
+                    tx = ttl.copy(blk, y[0, 0])
+                    tx.wait()
+    """
+    plan = compile_source(src, "op", SPECS).plan
+    assert "not reused" in plan["dfbs"][0]["allocation"]["reason"]
+
+
+def test_static_loop_counts_must_match(compile_error):
+    # Issue 5 item 10: "produced and consumed tile counts match on every path (loops with
+    # static trip counts ...)"; the message names the DFB, both kernels and the counts.
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def read():
+            for i in range(2):
+                with a_dfb.reserve() as blk:
+                    tx = ttl.copy(a[0, 0], blk)
+                    tx.wait()
+
+        @ttl.datamovement()
+        def write():
+            for i in range(3):
+                with a_dfb.wait() as blk:
+                    tx = ttl.copy(blk, y[0, 0])
+                    tx.wait()
+    """
+    err = compile_error(src, "op", SPECS)
+    assert err.message == (
+        "DFB 'a_dfb' is unbalanced: kernel 'op.read' pushes 2 tiles but kernel 'op.write' "
+        "pops 3 tiles"
+    )

@@ -86,6 +86,27 @@ def resolve_header(header: str, search: list[str]) -> str | None:
     return None
 
 
+def extern_arguments(compiler: Any, node: ast.Call) -> dict[str, ast.expr]:
+    """Bind a call's arguments to the spec's names (shared with the unified splitter)."""
+    if len(node.args) > 2 or any(isinstance(a, ast.Starred) for a in node.args):
+        compiler.fail(
+            "ttl.call_extern_func() takes two positional arguments (header, callee); "
+            "the others are keyword-only",
+            node,
+            "write ttl.call_extern_func(HEADER, \"name\", func_args=[...], kernel=...)",
+        )
+    kw: dict[str, ast.expr] = dict(zip(("header", "callee"), node.args, strict=False))
+    for k in node.keywords:
+        if k.arg is None or k.arg not in _KEYWORDS + ("header", "callee") or k.arg in kw:
+            compiler.fail(
+                f"ttl.call_extern_func() got an unexpected keyword argument '{k.arg}'",
+                k.value,
+                f"its keyword arguments are: {', '.join(_KEYWORDS)}",
+            )
+        kw[k.arg] = k.value
+    return kw
+
+
 class ExternMixin:
     """External calls and their wrappers (mixed into KernelCompiler)."""
 
@@ -174,22 +195,7 @@ class ExternMixin:
         return Dyn(op.results[0], kind)
 
     def _extern_arguments(self, node: ast.Call) -> dict[str, ast.expr]:
-        if len(node.args) > 2 or any(isinstance(a, ast.Starred) for a in node.args):
-            self.fail(
-                "ttl.call_extern_func() takes two positional arguments (header, callee); "
-                "the others are keyword-only",
-                node,
-                "write ttl.call_extern_func(HEADER, \"name\", func_args=[...], kernel=...)",
-            )
-        kw: dict[str, ast.expr] = dict(zip(("header", "callee"), node.args, strict=False))
-        for k in node.keywords:
-            if k.arg is None or k.arg not in _KEYWORDS + ("header", "callee") or k.arg in kw:
-                self.fail(
-                    f"ttl.call_extern_func() got an unexpected keyword argument '{k.arg}'",
-                    k.value,
-                    f"its keyword arguments are: {', '.join(_KEYWORDS)}",
-                )
-            kw[k.arg] = k.value
+        kw = extern_arguments(self, node)
         for required in ("header", "callee"):
             if required not in kw:
                 self.fail(

@@ -34,6 +34,8 @@ from ttl import dsl
 from ttl._intrinsic import intrinsic_name
 from ttl.compiler.evaluate import _UNBOUND as UNBOUND  # the marker KernelCompiler tests for
 from ttl.compiler.evaluate import ThreadModel
+from ttl.compiler.frontend.extern import extern_arguments
+from ttl.compiler.frontend.selectors import parse_selector
 from ttl.compiler.source import node_loc
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
@@ -68,6 +70,8 @@ class _Resolver:
 
     def static(self, expr: ast.expr) -> Any:
         """Names, attribute chains, ``|`` and tuples of compile-time objects, else _UNBOUND."""
+        if isinstance(expr, ast.Constant):
+            return expr.value
         if isinstance(expr, ast.Name):
             return self.lookup(expr.id)
         if isinstance(expr, ast.Attribute):
@@ -103,7 +107,7 @@ def _is_work_call(call: ast.Call, resolver: _Resolver) -> bool:
         return True
     name = intrinsic_name(resolver.static(call.func))
     return name is not None and (
-        name in _WORK_INTRINSICS or name.startswith(_COMPUTE_INTRINSICS)
+        name in _WORK_INTRINSICS or name.startswith(("extern.", *_COMPUTE_INTRINSICS))
     )
 
 
@@ -182,6 +186,7 @@ class KernelPart:
     name: str
     kind: dsl.KernelKind
     body: tuple[ast.stmt, ...]
+    first_line: int  # the statement that first gives this kernel work (diagnostics)
 
     def lines(self) -> list[int]:
         """Source lines of the simple statements this kernel compiles (for ``--emit=plan``)."""
@@ -253,6 +258,7 @@ class Splitter:
         self.uses: dict[int, list[_Acquire]] = {}  # id(stmt) -> acquisitions it reads
         self.transfers: dict[str, ast.AST] = {}
         self.order: list[Key] = []
+        self.introduced: list[ast.AST] = []  # parallel to self.order
         self.fixed: set[int] = set()  # statements whose kernels are decided, not inferred
 
     def fail(self, message: str, node: ast.AST, hint: str) -> NoReturn:
@@ -281,10 +287,11 @@ class Splitter:
                     "kernel=), or remove it",
                 )
         parts = []
-        for key in self.order:
+        for key, node in zip(self.order, self.introduced, strict=True):
             stmts = tuple(self._filter(body, key))
             kind = key.kind if isinstance(key, dsl.Kernel) else key
-            parts.append(KernelPart(key, self._name(key), kind, stmts))
+            line = getattr(node, "lineno", None) or node.context_expr.lineno  # type: ignore[attr-defined]
+            parts.append(KernelPart(key, self._name(key), kind, stmts, line))
         return SplitPlan(self.op.name, tuple(parts))
 
     def _name(self, key: Key) -> str:
@@ -306,7 +313,9 @@ class Splitter:
     def _own(self, node: ast.AST, keys: list[Key] | tuple[Key, ...]) -> None:
         self.fixed.add(id(node))
         _add(self.owners_of(node), keys)
-        _add(self.order, keys)
+        for key in keys:
+            if _add(self.order, [key]):
+                self.introduced.append(node)  # where the kernel first gets work
 
     # ------------------------------------------------------------ transactions
     def _transactions(self, simple: list[ast.stmt | ast.withitem]) -> None:
@@ -361,8 +370,9 @@ class Splitter:
         return kind
 
     def _extern_selection(self, call: ast.Call) -> list[Key]:
+        kw_expr = extern_arguments(self, call).get("kernel")
         kw = next((k for k in call.keywords if k.arg == "kernel"), None)
-        if kw is None:
+        if kw_expr is None or kw is None:
             self.fail(
                 "an external call at the top level of a unified operation needs kernel=: the "
                 "compiler cannot infer placement from C++ code",
@@ -377,8 +387,6 @@ class Splitter:
                 kw.value,
                 "use ttl.KernelKind members (combined with |), ttl.Kernel handles or a tuple",
             )
-        from ttl.compiler.frontend.selectors import parse_selector
-
         return list(parse_selector(self, value, kw.value).targets)
 
     def _blocks(self, simple: list[ast.stmt | ast.withitem]) -> None:
@@ -562,8 +570,8 @@ def unified_threads(
             args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
             body=list(part.body),
             decorator_list=[],
-            lineno=def_node.lineno,
-            col_offset=def_node.col_offset,
+            lineno=part.first_line,
+            col_offset=0,
         )
         selector = part.key
         loc = SourceLoc(filename, def_node.lineno, def_node.col_offset)

@@ -226,3 +226,31 @@ def test_capacity_wording_is_one_function_for_both_forms():
     err = kernel_capacity_error("f", DATA_MOVEMENT, 3, target, None)
     assert err is not None
     assert err.message == "operation 'f' needs 3 data-movement kernels; target wormhole_b0 has 2"
+
+
+def test_over_capacity_unified_operation_same_terms(compile_error, tmp_path):
+    # Spec: "Unified and explicit multi-kernel operations use the same target capacity
+    # table and diagnostic terms."
+    (tmp_path / "h.hpp").write_text("#pragma once\n")
+    src = """
+    import ttl
+
+    HEADER = "h.hpp"
+
+    def make():
+        r1 = ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)
+        r2 = ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)
+        r3 = ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)
+
+        @ttl.operation(grid=(1, 1))
+        def f(a):
+            ttl.call_extern_func(HEADER, "x", kernel=r1)
+            ttl.call_extern_func(HEADER, "y", kernel=r2)
+            ttl.call_extern_func(HEADER, "z", kernel=r3)  # ERROR
+
+        return f
+
+    f = make()
+    """
+    err = compile_error(src, "f", SPECS, include_dirs=(str(tmp_path),))
+    assert err.message == "operation 'f' needs 3 data-movement kernels; target wormhole_b0 has 2"

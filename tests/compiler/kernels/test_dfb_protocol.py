@@ -119,7 +119,8 @@ def test_conditional_traffic_that_differs_is_rejected(
 ):
     err = compile_error(_program(producer_test, consumer, cond), "op", SPECS, include_dirs=header_dir)
     assert re.fullmatch(
-        r"DFB 'a_dfb' is unbalanced when (dispatch condition #\d is (true|false)(, )?)+: "
+        r"DFB 'a_dfb' is unbalanced when (dispatch condition #\d \(evaluated by [^)]*\) "
+        r"is (true|false)(, )?)+: "
         r"kernel 'op.read' pushes \d tiles? but kernel 'op.write' pops \d tiles?",
         err.message,
     ), err.message

@@ -25,7 +25,13 @@ from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
-from ttl.compiler.passes.conditions import _constant, assignments, declared_conditions, truth
+from ttl.compiler.passes.conditions import (
+    _constant,
+    assignments,
+    condition_ordinal,
+    declared_conditions,
+    truth,
+)
 from ttl.errors import SourceLoc, TTLCompileError
 
 MAX_VALUES = 64  # more possible totals than this: unknown
@@ -198,6 +204,20 @@ def _sides(kernels: list[d.KernelOp]) -> dict[str, dict[str, list[str]]]:
     return sides
 
 
+def _evaluations(op: d.OperationOp) -> dict[int, str]:
+    """For each condition ordinal, the callees evaluating it (``'f' in kernel 'op.k'``)."""
+    found: dict[int, list[str]] = {}
+    for k in (x for x in op.body.ops if isinstance(x, d.KernelOp)):
+        for inner in k.walk():
+            ordinal = condition_ordinal(inner)
+            if ordinal is not None:
+                callee = inner.properties["callee"].data  # type: ignore[union-attr]
+                text = f"'{callee}' in '{k.logical_kernel.data}'"
+                if text not in found.setdefault(ordinal, []):
+                    found[ordinal].append(text)
+    return {o: "evaluated by " + ", ".join(v) for o, v in found.items()}
+
+
 def _fmt(vals: frozenset[int]) -> str:
     xs = sorted(vals)
     return (" or ".join(str(x) for x in xs)) + (" tile" if xs == [1] else " tiles")
@@ -217,6 +237,7 @@ def check_protocol(
     def two_sided(name: str) -> bool:
         return set(sides.get(name, {})) == {"push", "pop"}
 
+    evaluations = _evaluations(op)
     for env in assignments(declared_conditions(op)):
         per_kernel = [(k, KernelCounter(k, env, reasons).block(k.body.block)) for k in kernels]
         for name in dfbs:
@@ -236,7 +257,7 @@ def check_protocol(
                 undecided.setdefault(name, "only one side (producer or consumer) is visible")
                 continue
             if not produced & consumed:
-                _unbalanced(name, vals, sides[name], env, dfb_locs.get(name))  # type: ignore[arg-type]
+                _unbalanced(name, vals, sides[name], env, evaluations, dfb_locs.get(name))  # type: ignore[arg-type]
             if len(produced) == 1 and produced == consumed:
                 totals[name] |= produced
             else:
@@ -258,6 +279,7 @@ def _unbalanced(
     vals: list[tuple[d.KernelOp, frozenset[tuple[int, int]]]],
     sides: Mapping[str, list[str]],
     env: Mapping[int, bool],
+    evaluations: Mapping[int, str],
     loc: SourceLoc | None,
 ) -> None:
     def side(index: int, verb: str) -> str:
@@ -271,7 +293,8 @@ def _unbalanced(
     when = ""
     if env:
         when = " when " + ", ".join(
-            f"dispatch condition #{o} is {'true' if t else 'false'}" for o, t in sorted(env.items())
+            f"dispatch condition #{o} ({evaluations[o]}) is {'true' if t else 'false'}"
+            for o, t in sorted(env.items())
         )
     raise TTLCompileError(
         f"DFB '{name}' is unbalanced{when}: {side(0, 'pushes')} but {side(1, 'pops')}",

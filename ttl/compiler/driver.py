@@ -111,7 +111,9 @@ def compile_operation(
         ir=str(module) + "\n",
         sources={s.filename: s.text for s in sources},
         manifest=build_manifest(op_ir, sources, source_name),
-        plan=build_plan(op_ir, placements),
+        plan=build_plan(
+            op_ir, placements, model.split_plan.to_json() if model.split_plan else None
+        ),
     )
 
 

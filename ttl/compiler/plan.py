@@ -17,8 +17,16 @@ def _allocation(placements: Mapping[str, Placement] | None, name: str) -> dict[s
     return {"allocation": {"shares_index_with": list(p.shares_with), "reason": p.reason}}
 
 
-def build_plan(op: d.OperationOp, placements: Mapping[str, Placement] | None = None) -> dict[str, Any]:
-    """Which kernel runs where, which kernels produce/consume each DFB, and why indices are shared."""
+def build_plan(
+    op: d.OperationOp,
+    placements: Mapping[str, Placement] | None = None,
+    split: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Which kernel runs where, which kernels produce/consume each DFB, and why indices are shared.
+
+    ``split`` (unified operations): the split plan, per logical kernel the source lines of
+    the body statements it compiles.
+    """
     kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
     endpoints: dict[str, dict[str, list[str]]] = {}
     for k in kernels:
@@ -32,6 +40,7 @@ def build_plan(op: d.OperationOp, placements: Mapping[str, Placement] | None = N
                 if k.logical_kernel.data not in names:
                     names.append(k.logical_kernel.data)
     return {
+        **({"split": split} if split is not None else {}),
         "operation": op.sym_name.data,
         "target": op.target.data,
         "grid": list(op.grid.get_values()),

@@ -34,7 +34,8 @@ def main() -> None:
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "f32"])
     ap.add_argument("--block-count", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
-    ap.add_argument("--quantum", type=int, default=200_000, help="instructions per hart turn")
+    ap.add_argument("--quantum", type=int, default=None,
+                    help="force counted quanta of this many instructions (default: run to block)")
     ap.add_argument("--profile", action="store_true", help="print the per-kernel table")
     args = ap.parse_args()
     grid = tuple(int(v) for v in args.grid.split("x"))

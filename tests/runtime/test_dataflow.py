@@ -190,3 +190,43 @@ def test_device_reuses_machines_across_launches_with_new_code(build):
     np.testing.assert_array_equal(_words(dev, out, 4), want)
     dev.launch(copy)  # and back again
     np.testing.assert_array_equal(_words(dev, dst, n), data[::-1])
+
+
+LONG_PRODUCER = """
+#include <cstdint>
+#include "ttl/kernel_api.h"
+// Computes for a long time without any API call, then publishes the result.
+void kernel_main() {
+  uint32_t x = 1;
+  for (uint32_t i = 0; i < get_arg_val<uint32_t>(0); i++) x = x * 1664525u + 1013904223u;
+  cb_reserve_back(3, 2);
+  reinterpret_cast<volatile uint32_t*>(get_write_ptr(3))[0] = x;
+  cb_push_back(3, 2);
+}
+"""
+
+
+def test_long_running_hart_is_preempted_and_resumed_correctly(build):
+    n = 4_000_000  # ~0.15 s of emulation: the watchdog preempts it
+    dev = Device(grid=(1, 1))
+    out = dev.dram.allocate(2, PAGE)
+    report = dev.launch(Program(
+        kernels=[KernelSpec("producer", build(LONG_PRODUCER), "dm0", [n]),
+                 KernelSpec("consumer", build(CONSUMER), "dm1", [out, 2])],
+        dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=1, data_format="f32")],
+    ))
+    assert _words(dev, out, 1)[0, 0] == _lcg_power(1664525, 1013904223, n, 1)
+    producer = next(k for k in report.kernels if k.kernel == "producer")
+    assert producer.turns > 1  # it was preempted (then counted) before it finished
+
+
+def _lcg_power(a: int, c: int, n: int, x: int) -> int:
+    """x after n steps of x = a*x + c (mod 2^32), by squaring the affine map."""
+    mask = 0xFFFFFFFF
+    ra, rc = 1, 0  # accumulated map
+    while n:
+        if n & 1:
+            ra, rc = (a * ra) & mask, (a * rc + c) & mask
+        a, c = (a * a) & mask, (a * c + c) & mask
+        n >>= 1
+    return (ra * x + rc) & mask

@@ -205,3 +205,12 @@ def test_reserve_larger_than_dfb_is_an_error_not_a_deadlock(build):
     msg = str(info.value)
     assert "cb_reserve_back(DFB 0, 3 pages) can never succeed: the DFB holds 2 pages" in msg
     assert f"big.cc:{_line(OVERSIZED, 'BIG')}" in msg
+
+
+def test_runaway_is_caught_in_the_default_uncounted_mode(build):
+    # No quantum: the hart runs uncounted until the watchdog preempts it, then
+    # in counted quanta until the budget is spent.
+    dev = Device(grid=(1, 1), instruction_budget=3_000_000)
+    with pytest.raises(RunawayKernelError, match="more than 3000000 instructions") as info:
+        dev.launch(Program([KernelSpec("spinner", build(SPIN, name="spin"), "dm1")]))
+    assert "spin.cc:" in info.value.location

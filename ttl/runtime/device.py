@@ -27,13 +27,15 @@ class Device:
     """An emulated device of ``target`` with a ``grid`` of (x, y) nodes.
 
     ``instruction_budget`` bounds each kernel's instructions (RunawayKernelError
-    past it); ``quantum`` is how many instructions a hart runs before the next
-    hart's turn; a blocking stop is charged ``yield_charge`` instructions
-    (docs/runtime.md explains the accounting).
+    past it). By default a hart runs until it blocks or finishes, and only a
+    hart that runs for long without blocking is switched to counted quanta;
+    ``quantum`` forces counted quanta of that many instructions on every run
+    (deterministic preemption points, slower). A blocking stop is charged
+    ``yield_charge`` instructions (docs/runtime.md explains the accounting).
     """
 
     def __init__(self, target: str = _targets.DEFAULT_TARGET, grid=(1, 1), *,
-                 instruction_budget: int = 500_000_000, quantum: int = 200_000,
+                 instruction_budget: int = 500_000_000, quantum: int | None = None,
                  yield_charge: int = 100):
         if target not in _targets.TARGETS:
             raise LaunchError(f"unknown target {target!r}: use one of {sorted(_targets.TARGETS)}")
@@ -43,7 +45,7 @@ class Device:
         if len(grid) != 2 or not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
             raise LaunchError(f"grid {grid} does not fit {target}'s {full[0]}x{full[1]} nodes")
         self.grid = grid
-        if quantum < 1 or instruction_budget < 1:
+        if (quantum is not None and quantum < 1) or instruction_budget < 1:
             raise LaunchError("quantum and instruction_budget must be positive")
         self.instruction_budget = instruction_budget
         self.quantum = quantum

@@ -45,6 +45,7 @@ from ttl.runtime.errors import (
     KernelFaultError,
     RunawayKernelError,
 )
+from ttl.runtime.watchdog import watchdog
 
 _ACCESS = {
     UC_MEM_READ_UNMAPPED: "read from unmapped",
@@ -78,6 +79,8 @@ _WAIT_NAMES = {
 
 
 TCG_BUFFER_BYTES = 8 << 20
+# Instructions per run once a hart is counted (see run()).
+COUNTED_QUANTUM = 200_000
 
 
 class HartState(enum.Enum):
@@ -150,6 +153,7 @@ class Hart:
         self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
         self._ready = None  # predicate of the current wait
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
+        self.counted = False  # preempted once: run in counted quanta from now on
         self.local[:] = 0
         for addr, data, _ in image.segments:
             off = addr - memmap.LOCAL_BASE
@@ -169,16 +173,28 @@ class Hart:
         self._trap: tuple[int, int] | None = None  # (cause, pc)
 
     # -------------------------------------------------------------- running
-    def run(self, quantum: int) -> None:
-        """Runs up to ``quantum`` instructions; leaves the hart READY, BLOCKED or DONE."""
-        self._error = self._bad_access = self._trap = None
+    def run(self, quantum: int | None) -> None:
+        """Runs the hart until it blocks, finishes or is preempted.
+
+        With ``quantum`` None the run is uncounted (fast) and the watchdog
+        preempts it after a time slice; from then on this hart runs in counted
+        quanta of COUNTED_QUANTUM. With an int, every run is a counted quantum.
+        Leaves the hart READY, BLOCKED or DONE.
+        """
         image, mb = self.image, self.mailbox
         mb[memmap.MB_RESUME] = 0
         self.turns += 1
+        count = quantum or (COUNTED_QUANTUM if self.counted else 0)
+        dog = watchdog() if not count else None
         try:
-            self.uc.emu_start(self.pc, image.stop_pc, count=quantum)
+            if dog:
+                dog.arm(self.uc)
+            self.uc.emu_start(self.pc, image.stop_pc, count=count)
         except UcError as e:
             raise self._uc_fault(e) from None
+        finally:
+            if dog:
+                dog.disarm()
         if self._error is not None:
             raise self._error
         if self._trap is not None:
@@ -198,9 +214,16 @@ class Hart:
             self.budget_used += self.yield_charge
             key = (kind, a, b)
             self.stalls[key] = self.stalls.get(key, 0) + 1
-        else:  # the quantum ran out
+        else:  # the quantum ran out, or the watchdog preempted an uncounted run
             self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
-            self.budget_used += quantum
+            if count:
+                self.budget_used += count
+            else:
+                self.counted = True
+                self.budget_used += COUNTED_QUANTUM
+                # Unicorn adds its counting hook on the next counted start, but
+                # blocks translated before that carry no hook call: retranslate.
+                self.uc.ctl_flush_tb()
         self._drain()
         if self.budget_used > self.budget and self.state is not HartState.DONE:
             raise RunawayKernelError(

@@ -48,7 +48,7 @@ class RunReport:
     __str__ = table
 
 
-def run_harts(harts: list[Hart], quantum: int) -> int:
+def run_harts(harts: list[Hart], quantum: int | None) -> int:
     """Runs ``harts`` to completion; returns the number of scheduling rounds.
 
     Each round gives every runnable hart one quantum. A blocked hart is

@@ -90,6 +90,7 @@ def test_manifest_text_is_canonical(tmp_path):
             "'eltwise_single_tile.read' use it concurrently",
             "shares_index_with": [],
         },
+        "protocol": "balanced on every path (8 tiles pushed and popped)",
     }
 
 

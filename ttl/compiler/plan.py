@@ -14,7 +14,10 @@ def _allocation(placements: Mapping[str, Placement] | None, name: str) -> dict[s
     if placements is None or name not in placements:
         return {}
     p = placements[name]
-    return {"allocation": {"shares_index_with": list(p.shares_with), "reason": p.reason}}
+    return {
+        "allocation": {"shares_index_with": list(p.shares_with), "reason": p.reason},
+        "protocol": p.protocol,
+    }
 
 
 def build_plan(

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from compiler_testlib import filecheck
+from compiler_testlib import REPO, filecheck
 
 SPECS = {"a": "bf16[32,32]", "y": "bf16[32,32]"}
 
@@ -191,4 +191,43 @@ def test_static_loop_counts_must_match(compile_error):
     assert err.message == (
         "DFB 'a_dfb' is unbalanced: kernel 'op.read' pushes 2 tiles but kernel 'op.write' "
         "pops 3 tiles"
+    )
+
+
+def _unified_conditional(writer_test: str) -> str:
+    src = (REPO / "examples" / "extern" / "spec_examples.py").read_text()
+    assert "            if writer_active:\n" in src
+    return src.replace("            if writer_active:\n", f"            if {writer_test}:\n")
+
+
+def test_unified_split_preserves_condition_identity(write_source, monkeypatch):
+    # Spec: "Composition and logical-kernel splitting preserve declaration identity."
+    # The spec's conditional_operation is split into three kernels, each evaluating
+    # `active`; the protocol check proves both DFBs balanced on every path.
+    from ttl.compiler.driver import compile_operation, load_operation
+
+    monkeypatch.chdir(REPO)
+    path = write_source(_unified_conditional("writer_active"))
+    result = compile_operation(
+        load_operation(str(path), "conditional_operation"),
+        {"inp": "bf16[32,128]", "out": "bf16[32,128]"},
+        include_dirs=("examples/extern/include",),
+    )
+    assert [d["protocol"] for d in result.plan["dfbs"]] == [
+        "balanced on every path (0 or 4 tiles pushed and popped)"
+    ] * 2
+
+
+def test_unified_split_with_opposite_polarity_is_rejected(compile_error, monkeypatch):
+    monkeypatch.chdir(REPO)
+    err = compile_error(
+        _unified_conditional("not writer_active"),
+        "conditional_operation",
+        {"inp": "bf16[32,128]", "out": "bf16[32,128]"},
+        include_dirs=("examples/extern/include",),
+    )
+    assert err.message.startswith("DFB 'destination' is unbalanced when dispatch condition #0")
+    assert err.message.endswith(
+        "is false: kernel 'conditional_operation.consumer' pushes 0 tiles but kernel "
+        "'conditional_operation.data_movement' pops 4 tiles"
     )

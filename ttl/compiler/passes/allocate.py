@@ -27,6 +27,7 @@ class Placement:
     physical_index: int
     shares_with: tuple[str, ...]  # earlier DFBs on the same index
     reason: str
+    protocol: str  # the protocol verdict: balanced (with totals) or why unknown
 
 
 def _config(f: d.DFBOp) -> tuple[str, int, int]:
@@ -81,8 +82,20 @@ def allocate_dfbs(op: d.OperationOp, lifetimes: dict[str, Lifetime]) -> dict[str
         shares = tuple(m.sym_name.data for m in groups[chosen])
         groups[chosen].append(f)
         f.physical_index = IntegerAttr(chosen, i64)
-        placements[f.sym_name.data] = Placement(f.sym_name.data, chosen, shares, reason)
+        placements[f.sym_name.data] = Placement(
+            f.sym_name.data, chosen, shares, reason, _protocol(lt)
+        )
     return placements
+
+
+def _protocol(lt: Lifetime) -> str:
+    p = lt.protocol
+    if p is None:
+        return "unchecked"
+    if not p.balanced:
+        return f"not proven: {p.reason}"
+    totals = " or ".join(str(t) for t in p.tiles) or "0"
+    return f"balanced on every path ({totals} tiles pushed and popped)"
 
 
 def _span(lt: Lifetime) -> str:

@@ -73,3 +73,22 @@ def test_identity_is_stable_across_processes_and_tracks_captures(tmp_path):
     assert first["op_1_i64"] != first["op_2_i64"]  # different int capture
     assert first["op_1_i64"] != first["op_1_i32"]  # different captured ScalarType member
     assert all(len(v) == 64 for v in first.values())
+
+
+def test_allocation_outputs_are_byte_identical_across_processes(tmp_path):
+    # Deterministic outputs (DESIGN: "Same inputs -> byte-identical outputs"), including
+    # the reused physical index, in two processes with different hash seeds.
+    texts = []
+    for seed in ("3", "4"):
+        out = tmp_path / seed
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(REPO))
+        proc = subprocess.run(
+            [sys.executable, "-m", "ttl.compiler.cli", "--src",
+             "examples/kernels/dfb_reuse_extern.py", "--operation", "dfb_reuse_extern",
+             "--arg=inp=bf16[32,128]", "--arg=out=bf16[32,128]", "--out", str(out)],
+            capture_output=True, text=True, env=env, cwd=REPO, check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        texts.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert texts[0] == texts[1]
+    assert json.loads(texts[0]["manifest.json"])["logical_dfbs"][1]["physical_index"] == 0

@@ -230,3 +230,19 @@ def _lcg_power(a: int, c: int, n: int, x: int) -> int:
         a, c = (a * a) & mask, (a * c + c) & mask
         n >>= 1
     return (ra * x + rc) & mask
+
+
+def test_device_validates_target_and_grid_and_prints_state(build):
+    with pytest.raises(LaunchError, match="unknown target 'grayskull'"):
+        Device("grayskull")
+    with pytest.raises(LaunchError, match=r"grid \(9, 1\) does not fit wormhole_b0's 8x8"):
+        Device("wormhole_b0", grid=(9, 1))
+    dev = Device("blackhole", grid=(2, 1))
+    assert dev.nodes[1, 0].l1.size == 1572864 and dev.dram.num_banks == 8
+    dev.launch(Program([KernelSpec("consumer", build(CONSUMER), "dm1", [0, 0])],
+                       [DFBConfig(3, PAGE, 1, 2, "f32")]))
+    text = dev.describe()
+    assert "Device(blackhole, grid 2x1" in text
+    assert "node (1,0): L1 1572864 B" in text
+    assert "DFB 3: 2 pages of 64 B, pages received 0, acknowledged 0" in text
+    assert "dm1: kernel 'consumer' done" in text

@@ -254,3 +254,40 @@ def test_over_capacity_unified_operation_same_terms(compile_error, tmp_path):
     """
     err = compile_error(src, "f", SPECS, include_dirs=(str(tmp_path),))
     assert err.message == "operation 'f' needs 3 data-movement kernels; target wormhole_b0 has 2"
+
+
+def test_decorator_takes_one_selector(compile_error):
+    # Spec: "Each decorator accepts one selector whose kind matches the thread type."
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        @ttl.compute(kernel=ttl.KernelKind.COMPUTE | ttl.KernelKind.DATA_MOVEMENT)  # ERROR
+        def c():
+            pass
+    """
+    err = compile_error(src, "op", SPECS)
+    assert err.message.startswith("a thread decorator takes one selector")
+
+
+def test_canonical_kernel_selected_by_two_threads_rejected(compile_error):
+    # Spec: "An omitted selector denotes the canonical kernel of that kind." Two threads
+    # that both name the canonical kernel explicitly would be one logical kernel.
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        @ttl.datamovement(kernel=ttl.KernelKind.DATA_MOVEMENT)
+        def r():
+            pass
+
+        @ttl.datamovement(kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR
+        def w():
+            pass
+    """
+    err = compile_error(src, "op", SPECS)
+    assert err.message.startswith(
+        "threads 'r' and 'w' both select the canonical data-movement kernel"
+    )

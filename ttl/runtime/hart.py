@@ -135,6 +135,7 @@ class Hart:
                     self._mmio_write, None)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        self._watchdog = watchdog()
         self.kernel = "-"
         self.state = HartState.DONE
 
@@ -185,7 +186,7 @@ class Hart:
         mb[memmap.MB_RESUME] = 0
         self.turns += 1
         count = quantum or (COUNTED_QUANTUM if self.counted else 0)
-        dog = watchdog() if not count else None
+        dog = None if count else self._watchdog
         try:
             if dog:
                 dog.arm(self.uc)

@@ -34,9 +34,18 @@ from ttl import dsl
 from ttl._intrinsic import intrinsic_name
 from ttl.compiler.evaluate import _UNBOUND as UNBOUND  # the marker KernelCompiler tests for
 from ttl.compiler.evaluate import ThreadModel
+from ttl.compiler.frontend.compose import (
+    COMPOSE,
+    SCOPE,
+    composed_callee,
+    host_statement,
+    inline,
+    make_composer,
+    nested_composition_error,
+)
 from ttl.compiler.frontend.extern import extern_arguments
 from ttl.compiler.frontend.selectors import parse_selector
-from ttl.compiler.source import node_loc
+from ttl.compiler.source import function_def, node_loc
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
 
@@ -105,7 +114,10 @@ def _stored(node: ast.AST) -> set[str]:
 def _is_work_call(call: ast.Call, resolver: _Resolver) -> bool:
     if isinstance(call.func, ast.Attribute) and call.func.attr in _WORK_METHODS:
         return True
-    name = intrinsic_name(resolver.static(call.func))
+    callee = resolver.static(call.func)
+    if isinstance(callee, Operation):
+        return True  # composition
+    name = intrinsic_name(callee)
     return name is not None and (
         name in _WORK_INTRINSICS or name.startswith(("extern.", *_COMPUTE_INTRINSICS))
     )
@@ -141,16 +153,28 @@ def is_unified(op: Operation, def_node: ast.FunctionDef) -> bool:
 
 
 # ------------------------------------------------------------------ host part
-def host_function(op: Operation, filename: str, def_node: ast.FunctionDef) -> Callable[..., Any]:
-    """The operation function with only its host statements (same closure and globals)."""
+def host_function(
+    op: Operation, filename: str, def_node: ast.FunctionDef, return_locals: bool = False
+) -> Callable[..., Any]:
+    """The operation function with only its host statements (same closure and globals).
+
+    Composition statements become ``__ttl_compose__`` calls that run the callee's host
+    statements; with ``return_locals`` the function returns its locals (a composed callee).
+    """
     resolver = _Resolver(op.fn)
     work = set(work_statements(def_node, resolver))
+    body: list[ast.stmt] = []
+    for i, stmt in enumerate(def_node.body):
+        if composed_callee(stmt, resolver.static) is not None:
+            body.append(host_statement(stmt, i))  # type: ignore[arg-type]
+        elif i not in work:
+            body.append(stmt)
+    if return_locals:
+        body.append(ast.Return(ast.Call(ast.Name("locals", ast.Load()), [], [])))
     inner = copy.copy(def_node)
     inner.decorator_list = []
-    inner.body = [s for i, s in enumerate(def_node.body) if i not in work] or [
-        ast.Pass(lineno=def_node.lineno, col_offset=def_node.col_offset)
-    ]
-    freevars = list(op.fn.__code__.co_freevars)
+    inner.body = body or [ast.Pass(lineno=def_node.lineno, col_offset=def_node.col_offset)]
+    freevars = [*op.fn.__code__.co_freevars, COMPOSE]
     factory = ast.FunctionDef(
         name="__ttl_host_factory",
         args=ast.arguments(
@@ -165,7 +189,7 @@ def host_function(op: Operation, filename: str, def_node: ast.FunctionDef) -> Ca
     namespace: dict[str, Any] = {}
     exec(compile(module, filename, "exec"), op.fn.__globals__, namespace)  # noqa: S102
     cells = [c.cell_contents for c in op.fn.__closure__ or ()]
-    return namespace["__ttl_host_factory"](*cells)
+    return namespace["__ttl_host_factory"](*cells, make_composer(filename, host_function))
 
 
 class HostRun:
@@ -184,6 +208,7 @@ class KernelPart:
 
     key: Key
     name: str
+    logical_kernel: str
     kind: dsl.KernelKind
     body: tuple[ast.stmt, ...]
     first_line: int  # the statement that first gives this kernel work (diagnostics)
@@ -212,7 +237,7 @@ class SplitPlan:
     def to_json(self) -> list[dict[str, Any]]:
         return [
             {
-                "logical_kernel": f"{self.operation}.{k.name}",
+                "logical_kernel": k.logical_kernel,
                 "kind": k.kind.slot_kind,
                 "lines": k.lines(),
             }
@@ -259,6 +284,8 @@ class Splitter:
         self.transfers: dict[str, ast.AST] = {}
         self.order: list[Key] = []
         self.introduced: list[ast.AST] = []  # parallel to self.order
+        self.callees: list[Operation] = []  # composed operations, in inlining order
+        self.names: set[str] = set()
         self.fixed: set[int] = set()  # statements whose kernels are decided, not inferred
 
     def fail(self, message: str, node: ast.AST, hint: str) -> NoReturn:
@@ -269,7 +296,7 @@ class Splitter:
 
     # ------------------------------------------------------------ entry
     def split(self) -> SplitPlan:
-        body = [self.def_node.body[i] for i in work_statements(self.def_node, self.resolver)]
+        body = self._expand(self.def_node, self.resolver, self.resolver.scope)
         simple = list(self._simple_statements(body))
         self._transactions(simple)
         for node in simple:
@@ -288,17 +315,76 @@ class Splitter:
                 )
         parts = []
         for key, node in zip(self.order, self.introduced, strict=True):
+            self._check_owner(key, node)
             stmts = tuple(self._filter(body, key))
             kind = key.kind if isinstance(key, dsl.Kernel) else key
             line = getattr(node, "lineno", None) or node.context_expr.lineno  # type: ignore[attr-defined]
-            parts.append(KernelPart(key, self._name(key), kind, stmts, line))
+            name = self._name(key)
+            parts.append(
+                KernelPart(key, name, self._logical_kernel(key, name), kind, stmts, line)
+            )
         return SplitPlan(self.op.name, tuple(parts))
 
     def _name(self, key: Key) -> str:
         if isinstance(key, dsl.Kernel):
-            binding = getattr(key, "binding", None)
-            return binding.capture_name if binding is not None else "kernel"
-        return "compute" if key is dsl.KernelKind.COMPUTE else "data_movement"
+            b = key.binding
+            name = b.capture_name if b is not None else "kernel"
+            if b is not None and b.owner is not self.op and name in self.names:
+                name = f"{b.operation_name}_{name}"  # a composed callee's handle
+        else:
+            name = "compute" if key is dsl.KernelKind.COMPUTE else "data_movement"
+        self.names.add(name)
+        return name
+
+    def _logical_kernel(self, key: Key, name: str) -> str:
+        """A handle keeps its own identity (also through composition)."""
+        if isinstance(key, dsl.Kernel) and key.name is not None:
+            return key.name
+        return f"{self.op.name}.{name}"
+
+    def _check_owner(self, key: Key, node: ast.AST) -> None:
+        if not isinstance(key, dsl.Kernel):
+            return
+        b = key.binding
+        if b is None or (b.owner is not self.op and not any(b.owner is c for c in self.callees)):
+            from ttl.compiler.identity import check_handle_owner
+
+            check_handle_owner(
+                key, self.op, node_loc(self.filename, node), lambda: "this kernel= selector"
+            )
+
+    # ------------------------------------------------------------ composition
+    def _inlined_lookup(self, callee: _Resolver) -> Callable[[str], Any]:
+        """Names of inlined statements: already-inlined (nested) names, then the callee's."""
+        scope = self.resolver.scope
+        return lambda name: scope[name] if name in scope else callee.lookup(name)
+
+    def _expand(
+        self, def_node: ast.FunctionDef, resolver: _Resolver, local_scope: dict[str, Any]
+    ) -> list[ast.stmt]:
+        """The work statements of ``def_node`` with composed operations inlined."""
+        out: list[ast.stmt] = []
+        for i in work_statements(def_node, resolver):
+            stmt = def_node.body[i]
+            callee = composed_callee(stmt, resolver.static)
+            if callee is None:
+                for call in _calls(stmt):
+                    nested = resolver.static(call.func)
+                    if isinstance(nested, Operation):
+                        raise nested_composition_error(self.filename, call, nested)
+                out.append(stmt)
+                continue
+            callee_scope = local_scope[SCOPE.format(i)]
+            _, cdef = function_def(callee.fn)
+            cres = _Resolver(callee.fn, callee_scope)
+            prefix = f"{callee.name}_{len(self.callees)}_"
+            self.callees.append(callee)
+            inner = self._expand(cdef, cres, callee_scope)
+            out.extend(
+                inline(callee, inner, callee_scope, self._inlined_lookup(cres), _UNBOUND, prefix,
+                       self.resolver.scope)
+            )
+        return out
 
     def _simple_statements(self, stmts: list[ast.stmt]) -> Iterator[ast.stmt | ast.withitem]:
         """Simple statements and ``with`` items (acquisitions), in source order."""
@@ -579,7 +665,7 @@ def unified_threads(
         threads.append(
             UnifiedThreadModel(
                 part.name, part.kind, thread, filename, fn_node,
-                logical_kernel=f"{op.name}.{part.name}", scope=scope, original=op.fn,
+                logical_kernel=part.logical_kernel, scope=scope, original=op.fn,
             )
         )
     return threads, plan

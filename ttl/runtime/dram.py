@@ -13,6 +13,8 @@ import numpy as np
 DRAM_FIRST_ADDRESS = 0x1000
 DRAM_ALIGNMENT = 64
 
+INITIAL_BANK_BYTES = 16 << 20
+
 # DRAM banks per target (not in the shared slot table, ttl/targets.py).
 DRAM_BANKS = {"wormhole_b0": 12, "blackhole": 8}
 
@@ -26,7 +28,9 @@ class Dram:
 
     def __init__(self, num_banks: int):
         self.num_banks = num_banks
-        self.banks = [np.zeros(0, dtype=np.uint8) for _ in range(num_banks)]
+        # np.zeros maps pages lazily: reserving ahead costs no memory until
+        # written and saves copying the banks as tensors are allocated.
+        self.banks = [np.zeros(INITIAL_BANK_BYTES, dtype=np.uint8) for _ in range(num_banks)]
         self._next = DRAM_FIRST_ADDRESS
         self.end = DRAM_FIRST_ADDRESS  # end of the highest allocation, in every bank
 

@@ -366,3 +366,42 @@ def test_effect_outside_dfb_effects_is_rejected(extern_error):
         """
     )
     assert "only valid inside dfb_effects=[...]" in err.message
+
+
+def test_callee_names_are_not_inspected(extern_compile):
+    """"Callee-name, header-name, and generated-C++ inspection do not provide a semantic
+    contract and are not used." (a call named like a protocol API gets no effects)"""
+    r = extern_compile(
+        """
+        ttl.call_extern_func(HEADER, "cb_wait_front", func_args=[src],
+                             kernel=ttl.KernelKind.DATA_MOVEMENT)
+        """
+    )
+    assert "dfb_effects = []" in r.ir
+    assert "ttl.wait" not in r.ir
+
+
+def test_conditional_actions_use_ttl_control_flow(extern_compile):
+    """"Conditional actions must use TTL control flow around both the matching acquisition
+    and a call with an unconditional summary\""""
+    r = extern_compile(
+        """
+        on = ttl.call_extern_func(HEADER, "is_enabled", result_type=ttl.ScalarType.I64,
+                                  kernel=ttl.KernelKind.DATA_MOVEMENT)
+        if on:
+            with src.reserve() as blk:
+                ttl.copy(inp[0, 0], blk).wait()
+            ttl.call_extern_func(HEADER, "drain", func_args=[src],
+                                 dfb_effects=[ttl.DFBEffect.wait(src, tiles=1),
+                                              ttl.DFBEffect.pop(src, tiles=1)],
+                                 kernel=ttl.KernelKind.DATA_MOVEMENT)
+        """
+    )
+    filecheck(
+        r.ir,
+        """
+        CHECK: scf.if
+        CHECK: ttl.reserve
+        CHECK: ttl.call_extern {{.*}}"drain"{{.*}}#ttl.dfb_effect<wait, 0, 1>, #ttl.dfb_effect<pop, 0, 1>
+        """,
+    )

@@ -155,3 +155,53 @@ def test_control_flow_kept_only_where_work_remains(extern_compile):
         CHECK: outer();
         """,
     )
+
+
+COMPOSED = """
+import ttl
+
+HEADER = "extern_entries.hpp"
+
+
+def make_probe(scalar):
+    @ttl.operation(grid=(1, 1))
+    def probe(a):
+        v = ttl.call_extern_func(HEADER, "probe", result_type=scalar, kernel=ttl.KernelKind.COMPUTE)
+        if v:
+            ttl.call_extern_func(HEADER, "act", kernel=ttl.KernelKind.COMPUTE)
+
+    return probe
+
+
+probe32 = make_probe(ttl.ScalarType.I32)
+probe64 = make_probe(ttl.ScalarType.I64)
+probe32_again = make_probe(ttl.ScalarType.I32)
+
+
+@ttl.operation(grid=(1, 1))
+def outer32(a):
+    probe32(a)
+
+
+@ttl.operation(grid=(1, 1))
+def outer64(a):
+    probe64(a)
+"""
+
+
+def test_composition_preserves_captured_scalar_types(write_source):
+    """"Composition preserves captured `ScalarType` members and includes them in deterministic
+    operation identity.\""""
+    from ttl.compiler.driver import compile_operation, load_operation
+
+    path = str(write_source(COMPOSED))
+    from extern_testlib import INCLUDE_DIR, REPO
+
+    inc = (str(REPO / INCLUDE_DIR),)
+    r32 = compile_operation(load_operation(path, "outer32"), {"a": "bf16[32,32]"}, include_dirs=inc)
+    r64 = compile_operation(load_operation(path, "outer64"), {"a": "bf16[32,32]"}, include_dirs=inc)
+    filecheck(r32.sources["compute.cpp"], "CHECK: const int32_t {{.*}} = probe();")
+    filecheck(r64.sources["compute.cpp"], "CHECK: const int64_t {{.*}} = probe();")
+    p32, p64 = load_operation(path, "probe32"), load_operation(path, "probe64")
+    assert p32.identity != p64.identity
+    assert p32.identity == load_operation(path, "probe32_again").identity

@@ -217,3 +217,23 @@ def test_unified_capacity_uses_the_target_table(extern_error):
         """
     )
     assert "operation 'op' needs 3 data-movement kernels; target wormhole_b0 has 2" in err.message
+
+
+def test_omitted_decorator_selector_is_the_canonical_kernel(extern_compile):
+    """"An omitted selector denotes the canonical kernel of that kind." (a call selecting the
+    canonical kind inside an unselected thread is that thread's kernel)"""
+    r = extern_compile(
+        """
+        @ttl.compute()
+        def compute():
+            ttl.call_extern_func(HEADER, "f", kernel=ttl.KernelKind.COMPUTE)
+        """
+    )
+    filecheck(r.sources["compute.cpp"], "CHECK: f();")
+
+
+def test_target_assigns_kernel_resources(extern_compile):
+    """"The target backend assigns logical kernels to its supported kernel resources.\""""
+    r = extern_compile(FACTORY, whole=True, name="selected_external")
+    slots = {k["logical_kernel"]: k["processor_slot"] for k in r.manifest["kernels"]}
+    assert slots == {"selected_external.reader": "dm0", "selected_external.compute": "compute"}

@@ -12,7 +12,6 @@ the resume address in the mailbox, so a stop needs no register reads.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 import numpy as np
 from unicorn import (
@@ -45,6 +44,7 @@ from ttl.runtime.errors import (
     KernelFaultError,
     RunawayKernelError,
 )
+from ttl.runtime.waits import Wait, predicate
 from ttl.runtime.watchdog import watchdog
 
 _ACCESS = {
@@ -70,12 +70,6 @@ _TRAPS = {
     11: "ecall (there is no OS on the device)",
 }
 
-_WAIT_NAMES = {
-    memmap.WAIT_RESERVE_BACK: "cb_reserve_back",
-    memmap.WAIT_FRONT: "cb_wait_front",
-    memmap.WAIT_SEM_EQ: "noc_semaphore_wait",
-    memmap.WAIT_SEM_GE: "noc_semaphore_wait_min",
-}
 
 
 TCG_BUFFER_BYTES = 8 << 20
@@ -87,16 +81,6 @@ class HartState(enum.Enum):
     READY = "ready"
     BLOCKED = "blocked"
     DONE = "done"
-
-
-@dataclass(slots=True)
-class Wait:
-    """A parked blocking call: kind, its two arguments and the kernel's call site."""
-
-    kind: int
-    a: int
-    b: int
-    site: int  # return address of the API call
 
 
 class Hart:
@@ -209,7 +193,10 @@ class Hart:
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
             a, b, kind, site = mb[: memmap.MB_SITE + 1].tolist()
             self.wait = Wait(kind, a, b, site)
-            self._ready = self._wait_predicate(self.wait)
+            try:
+                self._ready = predicate(self.node, self.wait)
+            except DeviceFault as e:
+                raise self._fault(str(e), e.ra - 4) from None
             self.pc = resume
             self.state = HartState.BLOCKED
             self.budget_used += self.yield_charge
@@ -245,36 +232,9 @@ class Hart:
         """Whether the parked wait can now succeed (evaluated with the device's formulas)."""
         return self.wait is None or self._ready()
 
-    def _wait_predicate(self, w: Wait):
-        """A cheap closure telling whether ``w`` can succeed; faults on impossible waits."""
-        if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
-            dfb = self.node.dfbs[w.a]
-            cap, n, words = dfb.capacity, w.b, dfb.words
-            if n > cap:
-                raise self._fault(
-                    f"{_WAIT_NAMES[w.kind]}(DFB {w.a}, {n} pages) can never succeed: the DFB "
-                    f"holds {cap} pages", w.site - 4)
-            rec, ack = memmap.DFB_RECEIVED, memmap.DFB_ACKED
-
-            def used() -> int:
-                return (int(words[rec]) - int(words[ack])) & 0xFFFFFFFF
-
-            if w.kind == memmap.WAIT_RESERVE_BACK:
-                return lambda: cap - used() >= n
-            return lambda: used() >= n
-        if w.kind in (memmap.WAIT_SEM_EQ, memmap.WAIT_SEM_GE):
-            try:
-                word = self.node.resolve(w.a, 4).view(np.uint32)
-            except DeviceFault as e:
-                raise self._fault(str(e), w.site - 4) from None
-            if w.kind == memmap.WAIT_SEM_EQ:
-                return lambda: int(word[0]) == w.b
-            return lambda: int(word[0]) >= w.b
-        raise self._fault(f"unknown wait kind {w.kind}", w.site - 4)
-
     def stall_counts(self) -> dict[str, int]:
         """How often the kernel blocked, per wait (e.g. 'cb_wait_front(DFB 0, 1 page)')."""
-        return {_describe_wait(Wait(kind, a, b, 0)): count
+        return {Wait(kind, a, b, 0).describe(): count
                 for (kind, a, b), count in sorted(self.stalls.items())}
 
     # ------------------------------------------------------------ callbacks
@@ -365,19 +325,13 @@ class Hart:
         w = self.wait
         if w is None:
             return "nothing"
-        text = f"{_describe_wait(w)} at {self.image.describe_location(w.site - 4)}\n      "
-        if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
-            return text + self.node.dfbs[w.a].describe()
-        try:
-            now = self.node.read_word(w.a)
-        except DeviceFault:
-            now = "unreadable"
-        return text + f"current value {now}"
+        where = self.image.describe_location(w.site - 4)
+        return f"{w.describe()} at {where}\n      {w.state(self.node)}"
 
     def describe(self) -> str:
         text = f"kernel '{self.kernel}' {self.state.value} after {self.turns} turns"
         if self.state is HartState.BLOCKED:
-            text += f", waiting in {_describe_wait(self.wait)}"
+            text += f", waiting in {self.wait.describe()}"
         return text
 
     __str__ = describe
@@ -388,13 +342,6 @@ _MAP_HINT = (
     f"{memmap.LOCAL_BASE + memmap.LOCAL_SIZE:#x}) and the runtime pages at "
     f"{memmap.NODE_REGS_BASE:#x}"
 )
-
-
-def _describe_wait(w: Wait) -> str:
-    name = _WAIT_NAMES.get(w.kind, f"wait {w.kind}")
-    if w.kind in (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT):
-        return f"{name}(DFB {w.a}, {w.b} page{'s' if w.b != 1 else ''})"
-    return f"{name}(semaphore at {w.a:#x}, value {w.b})"
 
 
 def _put_words(a32: np.ndarray, offset: int, values: list[int]) -> None:

@@ -285,9 +285,10 @@ class ExternMixin:
     # ------------------------------------------------------------ selectors
     def _check_selection(self, expr: ast.expr | None, node: ast.Call) -> None:
         """In an explicit thread, ``kernel=`` may only name this thread's kernel."""
-        if expr is None:
+        value = None if expr is None else self.visit(expr)
+        if value is None:  # omitted, or kernel=None (the default)
             return
-        selection: Selection = parse_selector(self, self.visit(expr), expr)
+        selection: Selection = parse_selector(self, value, expr)
         if not selection.selects(self.thread.kind, self.thread_handle()):
             self.fail(
                 f"kernel={ast.unparse(expr)} does not select this "

@@ -458,6 +458,8 @@ class Splitter:
     def _extern_selection(self, call: ast.Call) -> list[Key]:
         kw_expr = extern_arguments(self, call).get("kernel")
         kw = next((k for k in call.keywords if k.arg == "kernel"), None)
+        if kw is not None and isinstance(kw.value, ast.Constant) and kw.value.value is None:
+            kw = None  # kernel=None is the default: no selector
         if kw_expr is None or kw is None:
             self.fail(
                 "an external call at the top level of a unified operation needs kernel=: the "

@@ -214,3 +214,19 @@ def test_runaway_is_caught_in_the_default_uncounted_mode(build):
     with pytest.raises(RunawayKernelError, match="more than 3000000 instructions") as info:
         dev.launch(Program([KernelSpec("spinner", build(SPIN, name="spin"), "dm1")]))
     assert "spin.cc:" in info.value.location
+
+
+RECURSE = HEAD + """
+uint32_t depth(uint32_t n) {
+  volatile uint32_t buf[256];  // 1 KiB of stack per call
+  buf[n & 255] = n;
+  return n ? depth(n - 1) + buf[(n * 7) & 255] : 0;  // RECURSE
+}
+void kernel_main() { (void)depth(1000); }
+"""
+
+
+def test_stack_overflow_hits_the_guard_page(build):
+    with pytest.raises(KernelFaultError, match="stack overflow: write to unmapped address") as info:
+        Device().launch(Program([KernelSpec("deep", build(RECURSE, name="rec"), "dm0")]))
+    assert "rec.cc:" in str(info.value)

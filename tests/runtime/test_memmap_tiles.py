@@ -26,6 +26,10 @@ def test_linker_script_local_region_matches_memmap():
     ld = (devcc.DEVICE_DIR / "link" / "kernel.ld").read_text()
     m = re.search(r"ORIGIN = (0x[0-9A-Fa-f]+), LENGTH = (\d+)M", ld)
     assert (int(m[1], 16), int(m[2]) << 20) == (memmap.LOCAL_BASE, memmap.LOCAL_SIZE)
+    stack = re.search(r"__stack_top - (0x[0-9A-Fa-f]+) - (0x[0-9A-Fa-f]+)", ld)
+    assert int(stack[1], 16) == memmap.STACK_SIZE
+    assert memmap.LOCAL_BASE + memmap.LOCAL_SIZE - int(stack[1], 16) - int(stack[2], 16) == (
+        memmap.STACK_GUARD)
 
 
 def test_tilize_face_layout():

@@ -107,9 +107,11 @@ class Hart:
         # of address space per hart (192 harts on a full Wormhole grid).
         uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)
         rw = UC_PROT_READ | UC_PROT_WRITE
+        guard = memmap.STACK_GUARD - memmap.LOCAL_BASE  # offset of the unmapped page
         for base, buf, prot in (
             (memmap.L1_BASE, node.l1, UC_PROT_ALL),
-            (memmap.LOCAL_BASE, self.local, UC_PROT_ALL),
+            (memmap.LOCAL_BASE, self.local[:guard], UC_PROT_ALL),
+            (memmap.STACK_GUARD + 0x1000, self.local[guard + 0x1000 :], rw),
             (memmap.NODE_REGS_BASE, node.regs, rw),
             (memmap.HART_ARGS_BASE, self.args, rw),
             (memmap.COP_QUEUE_BASE, self.queue, rw),
@@ -293,6 +295,11 @@ class Hart:
         if self._bad_access is not None:
             access, addr, size = self._bad_access
             what = _ACCESS.get(access, "invalid access to")
+            if memmap.STACK_GUARD <= addr < memmap.STACK_GUARD + 0x1000:
+                return self._fault(
+                    f"stack overflow: {what} address {addr:#x}, the guard page below the "
+                    f"{memmap.STACK_SIZE // 1024} KiB stack (large local arrays or deep "
+                    "recursion; put big buffers in L1)", pc)
             return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc)
         if err.errno == UC_ERR_INSN_INVALID:
             return self._fault("illegal instruction", pc)

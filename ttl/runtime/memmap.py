@@ -10,6 +10,10 @@ L1_BASE = 0x00000000
 
 LOCAL_BASE = 0x10000000
 LOCAL_SIZE = 0x00100000
+# The top of LOCAL is the stack; the page below it is left unmapped so that a
+# stack overflow faults instead of silently overwriting the kernel's data.
+STACK_SIZE = 0x10000
+STACK_GUARD = LOCAL_BASE + LOCAL_SIZE - STACK_SIZE - 0x1000
 
 NODE_REGS_BASE = 0xF0000000
 NODE_INFO_OFFSET = 0x0000

@@ -3,7 +3,8 @@
 // ttl/runtime/memmap.py; tests/runtime/test_memmap.py checks they agree.
 //
 //   0x00000000  L1            node-shared, target size (DFB pages live here)
-//   0x10000000  LOCAL         hart-private 1 MiB: code, data, stack (kernel.ld)
+//   0x10000000  LOCAL         hart-private 1 MiB: code, data, stack (kernel.ld);
+//                             the top 64 KiB are the stack, the page below unmapped
 //   0xF0000000  NODE_REGS     node-shared 16 KiB: node info, DFB table, semaphores
 //   0xF0010000  HART_ARGS     hart-private 16 KiB: runtime args, common args, NOC queue, mailbox
 //   0xF0020000  COP_QUEUE     hart-private 64 KiB: coprocessor command queue

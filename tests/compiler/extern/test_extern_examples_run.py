@@ -28,3 +28,17 @@ def test_extern_example_runs_and_matches_numpy(name, tmp_path):
     want = module.REFERENCES[name](x.astype(np.float32))
     got = out[-1].astype(np.float32)
     np.testing.assert_allclose(got, want, rtol=2**-8, atol=2**-8)
+
+
+def test_condition_evaluations_are_repeat_safe(tmp_path):
+    """"Each evaluation must be repeat-safe." (contract of the C++ evaluations: dispatching the
+    conditional example twice on one device gives the same result)"""
+    if devcc.find_compiler() is None:
+        pytest.skip(f"{devcc.CXX} is not installed")
+    bundle = load_bundle(build_bundle(compile_spec_example("conditional_operation"), tmp_path))
+    device = Device(bundle.target, bundle.grid)
+    x = np.random.default_rng(3).uniform(-1, 1, (32, 128)).astype(ml_dtypes.bfloat16)
+    first = run(bundle, x, np.zeros_like(x), device=device)[-1]
+    second = run(bundle, x, np.zeros_like(x), device=device)[-1]
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(first.astype(np.float32), np.abs(x.astype(np.float32)))

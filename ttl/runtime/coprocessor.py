@@ -158,7 +158,10 @@ class Coprocessor:
 
     def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
         fn = self._fn(_BINARY, op, "binary")
-        fn(self._load(addr_a, fmt_a), self._load(addr_b, fmt_b), out=self._reg(dst))
+        # dtype=float32 makes the ufunc widen bf16 operands itself (exactly),
+        # cheaper than converting each operand first.
+        fn(self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b), out=self._reg(dst),
+           dtype=np.float32)
 
     def _binary_dst(self, op, a, b, out, *_):
         fn = self._fn(_BINARY, op, "binary")
@@ -193,7 +196,7 @@ class Coprocessor:
         tile = self._tile_view(addr, fmt_code)
         value = self._reg(dst)
         if l1_acc:
-            value = tile.astype(np.float32) + value
+            value = np.add(tile, value, dtype=np.float32)
         # Assigning fp32 into a bfloat16 view rounds to nearest, ties to even.
         tile[:] = value
 

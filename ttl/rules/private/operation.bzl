@@ -111,7 +111,8 @@ def _ttl_operation_impl(ctx):
     compile_args.add(ctx.attr.operation, format = "--operation=%s")
     compile_args.add_all(ctx.attr.tensor_args, format_each = "--arg=%s")
     compile_args.add(ctx.attr.target, format = "--target=%s")
-    compile_args.add(ctx.attr.grid, format = "--grid=%s")
+    if ctx.attr.grid:
+        compile_args.add(ctx.attr.grid, format = "--grid=%s")
     compile_args.add_all(include_dirs, format_each = "--include_dir=%s")
     compile_args.add("--emit=all")
     compile_args.add_all(_python_roots(ctx, py_sources.to_list()), format_each = "--action_python_root=%s")
@@ -232,8 +233,8 @@ ttl_operation_rule = rule(
             doc = "Device target, a key of the slot table (`wormhole_b0`, `blackhole`).",
         ),
         "grid": attr.string(
-            default = "full",
-            doc = "Grid of nodes: `RxC` (e.g. `2x4`) or `full` (the target's whole grid).",
+            doc = "Override of the operation's grid: `RxC` (e.g. `2x4`) or `full` (the " +
+                  "target's whole grid). Empty (the default): the `@ttl.operation(grid=...)` one.",
         ),
         "defines": attr.string_list(
             doc = "Extra preprocessor defines (`NAME=VALUE`) for every kernel's device compile.",
@@ -261,7 +262,7 @@ ttl_operation_rule = rule(
 )
 
 def ttl_operation(name, src, operation, args = None, deps = [], hdrs = [], target = "wormhole_b0",
-                  grid = "full", defines = [], copts = [], **kwargs):
+                  grid = "", defines = [], copts = [], **kwargs):
     """Compiles a TT-Lang operation into a dispatchable bundle (`<name>.bundle/`).
 
     Args:
@@ -272,7 +273,7 @@ def ttl_operation(name, src, operation, args = None, deps = [], hdrs = [], targe
       deps: Python libraries `src` imports and `cc_library` targets for external calls.
       hdrs: extra headers for external calls.
       target: the device target (`wormhole_b0` or `blackhole`).
-      grid: `RxC` or `full`.
+      grid: `RxC` or `full` to override the operation's own grid; empty keeps it.
       defines: extra `NAME=VALUE` defines for the device compiles.
       copts: extra device compiler flags.
       **kwargs: common attributes (visibility, tags, testonly...).
@@ -321,5 +322,56 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         args = ["$(rootpath %s)" % operation],
         data = [operation],
         python_version = "PY3",
+        **kwargs
+    )
+
+def ttl_operation_test(name, operation, srcs, reference = "reference", seed = 0,
+                       rtol = "0.0078125", atol = "0.0078125", deps = [], size = "small",
+                       **kwargs):
+    """A py_test that dispatches `operation`'s bundle on the emulator and checks it against NumPy.
+
+    The inputs are seeded random tensors (uniform in [-1, 1), rounded to each
+    tensor's dtype). `reference` in `srcs[0]` takes the first N tensors (N =
+    its parameter count) and returns the expected next tensor (or a tuple of
+    the next ones). Each output must satisfy, elementwise,
+    |got - want| <= atol * max|want| + rtol * |want|: atol scales with the
+    output's range because bf16 roundings of partial sums do. The default
+    tolerances (2^-7) allow the bf16 rounding of the output (relative error
+    <= 2^-9) plus fp32 accumulation-order differences.
+    `bazel run` prints the comparison and the per-kernel emulator profile.
+
+    Args:
+      name: test name.
+      operation: label of a `ttl_operation`.
+      srcs: Python files; the first defines the reference function.
+      reference: name of the reference function in `srcs[0]`.
+      seed: seed of the random inputs.
+      rtol: relative tolerance (a string: Starlark in Bazel 4 has no floats).
+      atol: tolerance relative to the largest |reference| value (a string).
+      deps: Python libraries the reference imports.
+      size: test size.
+      **kwargs: common test attributes.
+    """
+    runner = Label("//ttl/rules/private/tools:operation_test.py")
+    native.py_test(
+        name = name,
+        size = size,
+        srcs = [runner] + srcs,
+        main = runner,
+        args = [
+            "--bundle=$(rootpath %s)" % operation,
+            "--reference_src=$(rootpath %s)" % srcs[0],
+            "--reference=" + reference,
+            "--seed=%d" % seed,
+            "--rtol=" + rtol,
+            "--atol=" + atol,
+        ],
+        data = [operation],
+        python_version = "PY3",
+        deps = deps + [
+            Label("//ttl:runtime"),
+            Label("@ttl_pip//ml_dtypes"),
+            Label("@ttl_pip//numpy"),
+        ],
         **kwargs
     )

@@ -1,0 +1,60 @@
+"""The runner behind `ttl_operation_test` passes on a right reference and fails on a wrong one."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from bazel_harness import ROOT
+
+from ttl.runtime import devcc
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+operation_test = _load(ROOT / "ttl/rules/private/tools/operation_test.py")
+rt_bundle = _load(ROOT / "tests/runtime/rt_bundle.py")
+
+SPECS = {"a": "bf16[64,64]", "b": "bf16[64,64]", "c": "bf16[64,64]", "y": "bf16[64,64]"}
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    if devcc.find_compiler() is None:
+        pytest.fail(f"{devcc.CXX} is not installed: run tools/setup.sh")
+    tmp = tmp_path_factory.mktemp("bundle")
+    manifest = rt_bundle.compile_operation("examples/basic/eltwise_single_tile.py",
+                                           "eltwise_single_tile", SPECS, tmp / "ttlc")
+    return rt_bundle.make_bundle(tmp / "ttlc", manifest, tmp / "bundle")
+
+
+def run(bundle, reference_src, *extra):
+    return operation_test.main([f"--bundle={bundle}", f"--reference_src={reference_src}",
+                                "--rtol=0.0078125", "--atol=0.0078125", *extra])
+
+
+def test_right_reference_passes_and_prints_profile(bundle, capsys):
+    assert run(bundle, ROOT / "examples/basic/eltwise_single_tile.py") == 0
+    out = capsys.readouterr().out
+    assert "y: max |error|" in out and ": ok" in out
+    assert "kernel" in out and "compute" in out  # the profile table
+
+
+def test_wrong_reference_fails_naming_the_output(bundle, tmp_path, capsys):
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("def reference(a, b, c):\n    return a * b - c\n")
+    assert run(bundle, wrong) == 1
+    out = capsys.readouterr().out
+    assert "y: max |error|" in out and "MISMATCH" in out
+
+
+def test_missing_reference_function_is_a_clear_error(bundle, tmp_path):
+    empty = tmp_path / "empty.py"
+    empty.write_text("X = 1\n")
+    with pytest.raises(SystemExit, match="no function `reference`"):
+        run(bundle, empty)

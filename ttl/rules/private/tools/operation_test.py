@@ -1,0 +1,93 @@
+"""The test `ttl_operation_test` runs: a compiled bundle on the emulator vs. NumPy.
+
+Inputs are seeded random tensors (uniform in [-1, 1), rounded to the
+tensor's dtype) for every tensor of the bundle's signature. The reference is
+`--reference` (default `reference`) in the module `--reference_src`: it takes
+the first N tensors (N = its parameter count) and returns the expected value
+of the next tensor (or a tuple for the next ones); an output matches when
+|got - want| <= atol * max|want| + rtol * |want| elementwise (atol scales with
+the output's range: bf16 roundings of partial sums do). Prints the comparison and
+the emulator's per-kernel profile; exits non-zero on a mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import sys
+
+import ml_dtypes
+import numpy as np
+
+from ttl.runtime import Device, load_bundle, run
+from ttl.runtime.errors import DeviceError
+
+_DTYPES = {"bf16": ml_dtypes.bfloat16, "f32": np.float32, "fp32": np.float32}
+
+
+def load_reference(path: str, name: str):
+    spec = importlib.util.spec_from_file_location("ttl_operation_test_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    reference = getattr(module, name, None)
+    if not callable(reference):
+        raise SystemExit(f"{path}: no function `{name}` (the NumPy reference of this test); "
+                         f"define it or set `reference` on the ttl_operation_test")
+    return reference
+
+
+def random_inputs(bundle, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-1, 1, sig.shape).astype(np.float32).astype(_DTYPES[sig.dtype])
+            for sig in bundle.tensors]
+
+
+def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
+    got = got.astype(np.float32)
+    want = np.asarray(want, dtype=np.float32)
+    if got.shape != want.shape:
+        print(f"{name}: shape {got.shape}, reference {want.shape}: MISMATCH")
+        return False
+    error = np.abs(got - want)
+    scale = float(np.abs(want).max())
+    bound = atol * scale + rtol * np.abs(want)
+    bad = int(np.count_nonzero(error > bound))
+    verdict = "ok" if bad == 0 else f"MISMATCH ({bad} of {want.size} elements)"
+    print(f"{name}: max |error| {error.max():.3g} (tolerance {atol:g}*max|ref| + {rtol:g}*|ref|, "
+          f"max|ref| = {scale:.3g}): {verdict}")
+    return bad == 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bundle", required=True)
+    parser.add_argument("--reference_src", required=True)
+    parser.add_argument("--reference", default="reference")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rtol", type=float, required=True)
+    parser.add_argument("--atol", type=float, required=True)
+    args = parser.parse_args(argv)
+
+    bundle = load_bundle(args.bundle)
+    reference = load_reference(args.reference_src, args.reference)
+    inputs = random_inputs(bundle, args.seed)
+    n_in = len(inspect.signature(reference).parameters)
+    expected = reference(*[x.astype(np.float32) for x in inputs[:n_in]])
+    if not isinstance(expected, tuple):
+        expected = (expected,)
+    device = Device(bundle.target, bundle.grid)
+    try:
+        outputs = run(bundle, *inputs, device=device)
+    except DeviceError as error:
+        print(f"{bundle.operation}: {error}", file=sys.stderr)
+        return 1
+    print(f"{bundle.operation} on the emulated {bundle.target} grid {bundle.grid}:")
+    ok = all(compare(sig.name, out, want, args.rtol, args.atol)
+             for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected))
+    print(device.last_report.table())
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -153,5 +153,6 @@ void unary_bcast(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index, Broadc
 void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile = 0);
 void pack_reconfig_l1_acc(uint32_t enable);
 
-// The emulated device's implementation (header-only; see the file's comment).
+// New declarations go above this line; the emulated device implements every
+// declaration in ttl/detail/kernel_api_impl.h (header-only; see its comment).
 #include "ttl/detail/kernel_api_impl.h"

@@ -1,0 +1,182 @@
+"""The JIT path: ``op(a, b, c, y)`` compiles, caches, builds and dispatches an operation.
+
+``Operation.__call__`` calls :func:`run_operation`. The first call with given
+tensor specs runs the compiler in process (``Operation.compile``), builds the
+kernels with the device toolchain (``devcc``) into a bundle in the user cache
+(``cache.py``) and runs it on the emulator (``bundle.run``). Later calls with
+the same specs reuse the bundle: from memory in the same process, from the
+cache directory in a new one. Nothing is recompiled unless the operation,
+specs, target, grid, device compiler or ttl itself changed.
+
+``configure(target=, grid=)`` sets process-wide defaults (``ttl run --target
+--grid`` uses it); every call is profiled into :func:`profile`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ttl
+from ttl.errors import SourceLoc, TTLCompileError
+from ttl.operation import Operation
+from ttl.runtime import cache
+from ttl.runtime.bundle import Bundle, load_bundle
+from ttl.runtime.bundle import run as run_bundle
+from ttl.runtime.device import Device
+from ttl.runtime.errors import BundleError
+from ttl.runtime.profile import CallProfile, Profile
+from ttl.runtime.progress import Progress
+from ttl.specs import TensorSpec
+from ttl.targets import DEFAULT_TARGET
+
+_TTL_DIR = str(Path(ttl.__file__).resolve().parent)
+
+
+@dataclass
+class Settings:
+    """Process-wide defaults for calls that do not pass ``target``/``grid``."""
+
+    target: str | None = None
+    grid: Any = None  # None: the operation's own grid request
+
+
+SETTINGS = Settings()
+_PROFILE = Profile()
+_BUNDLES: dict[str, Bundle] = {}  # cache key -> loaded bundle (this process)
+_DEVICES: dict[tuple[str, tuple[int, int]], Device] = {}  # reused: machines are costly
+
+
+def configure(*, target: str | None = None, grid: Any = None) -> None:
+    """Sets the default target and grid override of later calls."""
+    SETTINGS.target, SETTINGS.grid = target, grid
+
+
+def profile() -> Profile:
+    """The profile of every call dispatched in this process."""
+    return _PROFILE
+
+
+def release_devices() -> None:
+    """Drops the emulated devices kept between calls (``ttnn.close_device``)."""
+    _DEVICES.clear()
+
+
+def run_operation(op: Operation, *tensors: Any, target: str | None = None, grid: Any = None,
+                  specs: Mapping[str, Any] | None = None, device: Device | None = None,
+                  include_dirs: Sequence[str] = ()) -> tuple:
+    """Runs ``op`` on ``tensors`` (NumPy arrays, torch tensors or ttnn-shim tensors).
+
+    Outputs land in the tensors passed for them (in place); the tuple of all
+    tensors, in parameter order, is returned as well. ``specs`` pins the
+    specs the operation must be called with (a mismatch is an error naming
+    the tensor); ``device`` runs on that emulated device instead of the
+    shared one for (target, grid).
+    """
+    loc = _user_loc()
+    arrays = [_host_array(op, i, t, loc) for i, t in enumerate(tensors)]
+    bound = _specs(op, arrays, loc)
+    if specs is not None:
+        from ttl.compiler.evaluate import check_tensors
+
+        check_tensors(op, specs, arrays)
+    target = target or SETTINGS.target or DEFAULT_TARGET
+    grid_request = grid if grid is not None else SETTINGS.grid
+    if grid_request is None:
+        grid_request = op.grid
+    include_dirs = tuple(include_dirs)
+    key = cache.cache_key(op.identity, [str(s) for s in bound.values()], target, grid_request,
+                          include_dirs)
+    bundle, source, compile_seconds = _bundle(op, key, bound, target, grid_request, include_dirs)
+    dev = device or _device(bundle)
+    read0, written0 = dev.noc.bytes_read, dev.noc.bytes_written
+    with Progress(f"running {op.name} on the emulated {bundle.target} "
+                  f"{bundle.grid[0]}x{bundle.grid[1]}"):
+        results = run_bundle(bundle, *arrays, device=dev)
+    _PROFILE.calls.append(CallProfile.from_report(
+        operation=op.name, target=bundle.target, grid=bundle.grid, cache=source,
+        compile_seconds=compile_seconds, report=dev.last_report,
+        noc_read=dev.noc.bytes_read - read0, noc_written=dev.noc.bytes_written - written0,
+        page_sizes={int(t["page_size"]) for t in bundle.manifest["tensors"]}))
+    return tuple(t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results))
+
+
+def _bundle(op: Operation, key: str, specs: dict[str, TensorSpec], target: str, grid: Any,
+            include_dirs: tuple[str, ...]) -> tuple[Bundle, str, float]:
+    """The bundle for ``key``: (bundle, "memory" | "disk" | "compiled", compile seconds)."""
+    if key in _BUNDLES:
+        return _BUNDLES[key], "memory", 0.0
+    path = cache.lookup(key)
+    if path is not None:
+        try:
+            bundle = load_bundle(path)
+        except BundleError:
+            bundle = None  # a damaged entry (edited, truncated): rebuild it below
+        if bundle is not None:
+            cache.STATS.hits += 1
+            _BUNDLES[key] = bundle
+            return bundle, "disk", 0.0
+        cache.discard(key)
+    start = time.perf_counter()
+    with Progress(f"compiling {op.name}") as progress:
+        result = op.compile(specs, target=target, grid=grid, include_dirs=include_dirs)
+        path = cache.store(key, result, include_dirs,
+                           on_kernel=lambda k: progress.update(f"building kernel {k}"))
+    bundle = load_bundle(path)
+    _BUNDLES[key] = bundle
+    return bundle, "compiled", time.perf_counter() - start
+
+
+def _device(bundle: Bundle) -> Device:
+    key = (bundle.target, bundle.grid)
+    if key not in _DEVICES:
+        _DEVICES[key] = Device(bundle.target, bundle.grid)
+    return _DEVICES[key]
+
+
+def _host_array(op: Operation, index: int, tensor: Any, loc: SourceLoc | None) -> Any:
+    """The NumPy/torch object to run with (a ttnn-shim tensor gives its host array)."""
+    unwrap = getattr(tensor, "__ttl_host_array__", None)
+    if unwrap is not None:
+        return unwrap(f"argument {index} of operation '{op.name}'", loc)
+    if not (hasattr(tensor, "shape") and hasattr(tensor, "dtype")):
+        raise TTLCompileError(
+            f"argument {index} of operation '{op.name}' is a {type(tensor).__name__}, not a tensor",
+            loc, "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter")
+    return tensor
+
+
+def _specs(op: Operation, arrays: list[Any], loc: SourceLoc | None) -> dict[str, TensorSpec]:
+    """Parameter name -> spec of the tensor passed for it; clear errors for unusable tensors."""
+    params = list(inspect.signature(op.fn).parameters)
+    if len(arrays) != len(params):
+        raise TTLCompileError(
+            f"operation '{op.name}' takes {len(params)} tensors ({', '.join(params)}) but was "
+            f"called with {len(arrays)}", loc, "pass one tensor per parameter, in order")
+    specs = {}
+    for name, array in zip(params, arrays, strict=True):
+        try:
+            specs[name] = TensorSpec.of(array)
+        except ValueError as e:
+            raise TTLCompileError(
+                f"tensor '{name}' of operation '{op.name}' (shape {tuple(array.shape)}, dtype "
+                f"{array.dtype}) cannot be used: {e}", loc,
+                "TT-Lang tensors are bf16 or float32 with the two innermost dimensions multiples "
+                "of 32: convert (e.g. .astype(ml_dtypes.bfloat16), torch .to(torch.bfloat16)) or "
+                "pad the tensor") from None
+    return specs
+
+
+def _user_loc() -> SourceLoc | None:
+    """The call site in user code: the first frame outside the ttl package."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_TTL_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 0)

@@ -6,8 +6,8 @@ import re
 
 from ttl.runtime import devcc
 
-_DECL = re.compile(r"^(?:uint32_t|uint64_t|void)\s+(\w+)\s*\(", re.M)
-_UNARY = re.compile(r"^TTL_DECLARE_UNARY_TILE_OP\((\w+)\)", re.M)
+_DECL = re.compile(r"^(?:uint32_t|uint64_t|void)\s+(\w+)\s*\(", re.MULTILINE)
+_UNARY = re.compile(r"^TTL_DECLARE_UNARY_TILE_OP\((\w+)\)", re.MULTILINE)
 
 
 def declared_functions() -> list[str]:

@@ -139,6 +139,7 @@ class Hart:
         self.turns = 0  # emulation runs (scheduler turns)
         self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
         self._ready = None  # predicate of the current wait
+        self._predicates: dict[tuple[int, int, int], object] = {}  # per (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.counted = False  # preempted once: run in counted quanta from now on
         self.local[:] = 0
@@ -195,14 +196,17 @@ class Hart:
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
             a, b, kind, site = mb[: memmap.MB_SITE + 1].tolist()
             self.wait = Wait(kind, a, b, site)
-            try:
-                self._ready = predicate(self.node, self.wait)
-            except DeviceFault as e:
-                raise self._fault(str(e), e.ra - 4) from None
+            key = (kind, a, b)
+            ready = self._predicates.get(key)  # kernels block on the same few waits
+            if ready is None:
+                try:
+                    ready = self._predicates[key] = predicate(self.node, self.wait)
+                except DeviceFault as e:
+                    raise self._fault(str(e), e.ra - 4) from None
+            self._ready = ready
             self.pc = resume
             self.state = HartState.BLOCKED
             self.budget_used += self.yield_charge
-            key = (kind, a, b)
             self.stalls[key] = self.stalls.get(key, 0) + 1
         else:  # the quantum ran out, or the watchdog preempted an uncounted run
             self.pc = self.uc.reg_read(UC_RISCV_REG_PC)

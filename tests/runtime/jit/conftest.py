@@ -1,0 +1,40 @@
+"""JIT test fixtures: a private cache directory and fresh JIT state per test."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from ttl.runtime import cache, devcc, jit
+from ttl.runtime.profile import Profile
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE_OP = ROOT / "examples" / "ttnn" / "eltwise_add_mul_op.py"
+
+
+@pytest.fixture(autouse=True)
+def fresh_jit(tmp_path, monkeypatch):
+    """Each test gets its own TTL_CACHE_DIR, an empty in-memory memo and a new profile."""
+    monkeypatch.setenv("TTL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "STATS", cache.CacheStats())
+    monkeypatch.setattr(jit, "_PROFILE", Profile())
+    monkeypatch.setattr(jit, "_BUNDLES", {})
+    monkeypatch.setattr(jit, "SETTINGS", jit.Settings())
+    yield tmp_path / "cache"
+
+
+@pytest.fixture
+def needs_device_cxx():
+    if devcc.find_compiler() is None:
+        pytest.skip(f"{devcc.CXX} is not installed")
+
+
+@pytest.fixture
+def add_mul(needs_device_cxx):
+    """The examples/ttnn operation ``y = a * b + c`` (one tile per block)."""
+    spec = importlib.util.spec_from_file_location("jit_example_op", EXAMPLE_OP)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.eltwise_add_mul

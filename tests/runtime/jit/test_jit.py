@@ -1,0 +1,204 @@
+"""Calling an @ttl.operation: compile once, cache on disk, dispatch, profile."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+from conftest import EXAMPLE_OP, ROOT
+
+from ttl.errors import TTLCompileError
+from ttl.operation import Operation
+from ttl.runtime import cache, jit
+
+BF16 = ml_dtypes.bfloat16
+
+
+def _inputs(shape, dtype=BF16, seed=0):
+    rng = np.random.default_rng(seed)
+    a, b, c = (rng.uniform(-1, 1, shape).astype(dtype) for _ in range(3))
+    return a, b, c, np.zeros(shape, dtype)
+
+
+def _expected(a, b, c):
+    f32 = np.float32
+    return (a.astype(f32) * b.astype(f32) + c.astype(f32)).astype(a.dtype)
+
+
+def _count_compiles(monkeypatch) -> list:
+    calls = []
+    original = Operation.compile
+
+    def counting(self, *args, **kwargs):
+        calls.append(self.name)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Operation, "compile", counting)
+    return calls
+
+
+def test_first_call_compiles_and_second_call_reuses(add_mul, monkeypatch, fresh_jit):
+    compiles = _count_compiles(monkeypatch)
+    a, b, c, y = _inputs((64, 96))
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, _expected(a, b, c))  # bf16 a*b+c is bit-exact
+
+    a2, b2, c2, y2 = _inputs((64, 96), seed=1)
+    add_mul(a2, b2, c2, y2)
+    np.testing.assert_array_equal(y2, _expected(a2, b2, c2))
+    assert compiles == ["eltwise_add_mul"]
+    assert (cache.STATS.misses, len(cache.STATS.compiled)) == (1, 1)
+    assert [c.cache for c in jit.profile().calls] == ["compiled", "memory"]
+    entries = list((fresh_jit / "bundles").iterdir())
+    assert [e.name for e in entries] == cache.STATS.compiled  # no temp dir left behind
+    files = sorted(p.relative_to(entries[0]).as_posix() for p in entries[0].rglob("*.*"))
+    assert files == ["elf/compute.elf", "elf/read.elf", "elf/write.elf", "kernels/compute.cpp",
+                     "kernels/read.cpp", "kernels/write.cpp", "manifest.json", "operation.mlir"]
+
+
+_FRESH_PROCESS = textwrap.dedent("""
+    import importlib.util, json, sys
+    import ml_dtypes, numpy as np
+    from ttl.operation import Operation
+    from ttl.runtime import cache, jit
+    if sys.argv[1] == "forbid-compile":
+        def no_compile(*args, **kwargs):
+            raise AssertionError("recompiled although the bundle is cached")
+        Operation.compile = no_compile
+    spec = importlib.util.spec_from_file_location("op", sys.argv[2])
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = np.ones((32, 64), ml_dtypes.bfloat16)
+    y = np.zeros((32, 64), ml_dtypes.bfloat16)
+    mod.eltwise_add_mul(x, x, x, y)
+    print(json.dumps({"hits": cache.STATS.hits, "misses": cache.STATS.misses,
+                      "y": float(y.astype(np.float32).mean()),
+                      "cache": jit.profile().calls[0].cache}))
+""")
+
+
+def test_fresh_process_reuses_the_disk_cache(add_mul, fresh_jit):
+    def run(mode):
+        proc = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, mode, str(EXAMPLE_OP)],
+                              capture_output=True, text=True, check=False, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    assert run("allow-compile") == {"hits": 0, "misses": 1, "y": 2.0, "cache": "compiled"}
+    (entry,) = (fresh_jit / "bundles").iterdir()
+    stamps = {p: p.stat().st_mtime_ns for p in entry.rglob("*")}
+    assert run("forbid-compile") == {"hits": 1, "misses": 0, "y": 2.0, "cache": "disk"}
+    assert {p: p.stat().st_mtime_ns for p in entry.rglob("*")} == stamps
+
+
+def test_other_specs_compile_separately(add_mul, monkeypatch):
+    compiles = _count_compiles(monkeypatch)
+    for shape, dtype in (((32, 32), BF16), ((64, 32), BF16), ((32, 32), np.float32)):
+        a, b, c, y = _inputs(shape, dtype)
+        add_mul(a, b, c, y)
+        np.testing.assert_array_equal(y, _expected(a, b, c))
+    assert len(compiles) == 3 and len(set(cache.STATS.compiled)) == 3
+
+
+def test_target_and_grid_override(add_mul):
+    a, b, c, y = _inputs((64, 64))
+    jit.configure(target="blackhole", grid="2x1")
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, _expected(a, b, c))
+    call = jit.profile().calls[-1]
+    assert (call.target, call.grid) == ("blackhole", (2, 1))
+    assert sorted({k.node for k in call.kernels}) == [(0, 0), (1, 0)]
+
+
+def test_damaged_cache_entry_is_rebuilt(add_mul, monkeypatch, fresh_jit):
+    a, b, c, y = _inputs((32, 32))
+    add_mul(a, b, c, y)
+    (entry,) = (fresh_jit / "bundles").iterdir()
+    (entry / "elf" / "compute.elf").write_bytes(b"not an elf")
+    monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
+    y[...] = 0
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, _expected(a, b, c))
+    assert cache.STATS.misses == 2
+
+
+def test_cache_directory_resolution(monkeypatch, tmp_path):
+    monkeypatch.setenv("TTL_CACHE_DIR", str(tmp_path / "explicit"))
+    assert cache.cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("TTL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_dir() == tmp_path / "xdg" / "ttl"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.cache_dir() == tmp_path / "home" / ".cache" / "ttl"
+
+
+def test_cache_key_covers_every_input(needs_device_cxx):
+    base = ("id", ["bf16[32,32]"], "wormhole_b0", (1, 1))
+    key = cache.cache_key(*base)
+    assert key == cache.cache_key(*base)
+    variants = [("id2", *base[1:]), (base[0], ["f32[32,32]"], *base[2:]),
+                (*base[:2], "blackhole", base[3]), (*base[:3], (2, 2))]
+    assert len({cache.cache_key(*v) for v in variants} | {key}) == 5
+    assert "-march=rv32im" in cache.device_compiler_version()  # flags are part of the key
+
+
+@pytest.mark.parametrize(("shape", "dtype", "words"), [
+    ((32, 32), np.float64, ["tensor 'a'", "float64", "bf16 or f32"]),
+    ((30, 32), BF16, ["tensor 'a'", "(30, 32)", "multiples of 32", "pad"]),
+])
+def test_unusable_tensor_is_named(add_mul, shape, dtype, words):
+    a = np.zeros(shape, dtype)
+    _, b, c, y = _inputs((32, 32))
+    with pytest.raises(TTLCompileError) as info:
+        add_mul(a, b, c, y)
+    message = info.value.render()
+    for word in words:
+        assert word in message
+    assert "test_jit.py" in message  # located at the call site
+
+
+def test_wrong_number_of_tensors(add_mul):
+    a, b, c, _ = _inputs((32, 32))
+    with pytest.raises(TTLCompileError, match=r"takes 4 tensors \(a, b, c, y\) but was called "
+                                              r"with 3"):
+        add_mul(a, b, c)
+
+
+def test_pinned_specs_mismatch_names_both(add_mul):
+    a, b, c, y = _inputs((32, 32))
+    specs = {n: "bf16[64,64]" for n in "abcy"}
+    with pytest.raises(TTLCompileError) as info:
+        jit.run_operation(add_mul, a, b, c, y, specs=specs)
+    text = info.value.render()
+    assert "tensor 'a' is bf16[32,32]" in text and "bf16[64,64]" in text
+    assert "recompile" in text
+
+
+def test_compile_error_is_a_located_diagnostic(needs_device_cxx, tmp_path):
+    src = tmp_path / "bad_op.py"
+    src.write_text(textwrap.dedent("""
+        import ttl
+
+        @ttl.operation(grid=(1, 1))
+        def bad(a, y):
+            a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+
+            @ttl.compute()
+            def compute():
+                with a_dfb.wait() as blk:
+                    blk.frobnicate()
+    """))
+    from ttl.compiler.driver import load_operation
+
+    op = load_operation(str(src), "bad")
+    x = np.zeros((32, 32), BF16)
+    with pytest.raises(TTLCompileError) as info:
+        op(x, x)
+    assert str(src) in info.value.render()
+    assert cache.STATS.misses == 0  # nothing half-built in the cache

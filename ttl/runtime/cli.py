@@ -1,0 +1,138 @@
+"""``ttl``: run TT-Lang programs written for hardware on the emulator.
+
+    ttl run [--target=wormhole_b0] [--grid=XxY|full] [--profile] program.py [program args...]
+
+The program runs as ``__main__`` with ``sys.argv = [program.py, args...]``;
+``import ttnn`` inside it resolves to the emulator's host subset
+(``ttl.runtime.ttnn``) and every ``@ttl.operation`` it calls goes through the
+JIT (compile once, cache, dispatch). Exit status: the program's own, 1 when
+it raised or an operation failed to compile or run, 2 for usage errors.
+What is printed on failure: a TT-Lang diagnostic for compile errors, the
+emulator's message for deadlocks, runaways and faults, and for an exception
+the program raised, its traceback restricted to the program's own frames
+(never ours).
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import traceback
+from pathlib import Path
+
+from absl import app, flags
+
+import ttl
+from ttl.errors import TTLCompileError
+from ttl.targets import DEFAULT_TARGET, TARGETS
+
+FLAGS = flags.FLAGS
+flags.DEFINE_enum("target", DEFAULT_TARGET, sorted(TARGETS), "Device target to emulate.")
+flags.DEFINE_string("grid", None, "Run every operation on this grid instead of its own: XxY "
+                    "(e.g. 4x4) or 'full'.")
+flags.DEFINE_boolean("profile", False, "After the program, print the per-call profile table "
+                     "(kernels, instructions charged, blocks per DFB wait, tiles moved).")
+
+USAGE = ("usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]")
+_INTERNAL = (str(Path(ttl.__file__).resolve().parent), os.path.dirname(runpy.__file__),
+             "<frozen runpy>")
+
+
+def parse(argv: list[str]) -> list[str]:
+    """``ttl run <flags> program args`` -> [program, args...]; flags stop at the program."""
+    if len(argv) < 2 or argv[1] != "run":
+        _usage_error(f"unknown command '{argv[1]}'" if len(argv) > 1 else "no command")
+    FLAGS.set_gnu_getopt(False)  # the program's own --flags belong to the program
+    try:
+        rest = FLAGS([argv[0], *argv[2:]])
+        _grid(FLAGS.grid)
+    except (flags.Error, ValueError) as e:
+        _usage_error(str(e))
+    return rest[1:]
+
+
+def _usage_error(message: str) -> None:
+    print(f"ttl: error: {message}\n{USAGE}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv: list[str]) -> int:
+    """Runs the program; returns the exit status."""
+    if not argv:
+        _usage_error("no program given")
+    program, args = argv[0], argv[1:]
+    if not os.path.isfile(program):
+        print(f"ttl run: error: no such file: {program}", file=sys.stderr)
+        return 1
+    grid = _grid(FLAGS.grid)
+    from ttl.runtime import jit, ttnn
+    from ttl.runtime.errors import DeviceError
+
+    jit.configure(target=FLAGS.target, grid=grid)
+    ttnn.install()
+    sys.argv = [program, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
+    status = 0
+    try:
+        runpy.run_path(program, run_name="__main__")
+    except SystemExit as e:
+        status = _exit_status(e.code)
+    except TTLCompileError as e:
+        print(e.render(), file=sys.stderr)
+        status = 1
+    except DeviceError as e:
+        print(f"ttl run: {program}: {type(e).__name__}: {e}", file=sys.stderr)
+        status = 1
+    except KeyboardInterrupt:
+        print("ttl run: interrupted", file=sys.stderr)
+        return 130
+    except BaseException as e:  # noqa: BLE001 - the user's program raised: show its traceback
+        print(_user_traceback(e), file=sys.stderr, end="")
+        status = 1
+    if FLAGS.profile:
+        sys.stdout.flush()
+        print(jit.profile().table())
+    return status
+
+
+def _grid(text: str | None) -> object:
+    if text is None:
+        return None
+    from ttl.compiler.evaluate import parse_grid
+
+    try:
+        return parse_grid(text)
+    except ValueError as e:
+        raise ValueError(f"--grid: {e}") from None
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _user_traceback(error: BaseException) -> str:
+    """The exception with only the program's frames (ttl and runpy frames dropped)."""
+    exc = traceback.TracebackException.from_exception(error)
+    frames = [f for f in exc.stack if not f.filename.startswith(_INTERNAL)]
+    internal = bool(exc.stack) and exc.stack[-1].filename.startswith(_INTERNAL)
+    exc.stack = traceback.StackSummary.from_list(frames)
+    text = "".join(exc.format(chain=False))
+    if internal:
+        text += ("ttl run: the error was raised inside ttl, called from the line above; if the "
+                 "message does not say what to change, please report it\n")
+    return text
+
+
+def run() -> None:
+    """Console-script entry point (``ttl``)."""
+    app.run(lambda argv: sys.exit(main(argv)), flags_parser=parse)
+
+
+if __name__ == "__main__":
+    run()

@@ -15,6 +15,7 @@ specs, target, grid, device compiler or ttl itself changed.
 from __future__ import annotations
 
 import inspect
+import linecache
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -79,8 +80,13 @@ def run_operation(op: Operation, *tensors: Any, target: str | None = None, grid:
     shared one for (target, grid).
     """
     loc = _user_loc()
-    arrays = [_host_array(op, i, t, loc) for i, t in enumerate(tensors)]
-    bound = _specs(op, arrays, loc)
+    params = list(inspect.signature(op.fn).parameters)
+    if len(tensors) != len(params):
+        raise TTLCompileError(
+            f"operation '{op.name}' takes {len(params)} tensors ({', '.join(params)}) but was "
+            f"called with {len(tensors)}", loc, "pass one tensor per parameter, in order")
+    arrays = [_host_array(op, name, t, loc) for name, t in zip(params, tensors, strict=True)]
+    bound = _specs(op, params, arrays, loc)
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
 
@@ -139,25 +145,21 @@ def _device(bundle: Bundle) -> Device:
     return _DEVICES[key]
 
 
-def _host_array(op: Operation, index: int, tensor: Any, loc: SourceLoc | None) -> Any:
+def _host_array(op: Operation, name: str, tensor: Any, loc: SourceLoc | None) -> Any:
     """The NumPy/torch object to run with (a ttnn-shim tensor gives its host array)."""
     unwrap = getattr(tensor, "__ttl_host_array__", None)
     if unwrap is not None:
-        return unwrap(f"argument {index} of operation '{op.name}'", loc)
+        return unwrap(f"tensor '{name}' of operation '{op.name}'", loc)
     if not (hasattr(tensor, "shape") and hasattr(tensor, "dtype")):
         raise TTLCompileError(
-            f"argument {index} of operation '{op.name}' is a {type(tensor).__name__}, not a tensor",
+            f"tensor '{name}' of operation '{op.name}' is a {type(tensor).__name__}, not a tensor",
             loc, "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter")
     return tensor
 
 
-def _specs(op: Operation, arrays: list[Any], loc: SourceLoc | None) -> dict[str, TensorSpec]:
+def _specs(op: Operation, params: list[str], arrays: list[Any],
+           loc: SourceLoc | None) -> dict[str, TensorSpec]:
     """Parameter name -> spec of the tensor passed for it; clear errors for unusable tensors."""
-    params = list(inspect.signature(op.fn).parameters)
-    if len(arrays) != len(params):
-        raise TTLCompileError(
-            f"operation '{op.name}' takes {len(params)} tensors ({', '.join(params)}) but was "
-            f"called with {len(arrays)}", loc, "pass one tensor per parameter, in order")
     specs = {}
     for name, array in zip(params, arrays, strict=True):
         try:
@@ -179,4 +181,5 @@ def _user_loc() -> SourceLoc | None:
         frame = frame.f_back
     if frame is None:
         return None
-    return SourceLoc(frame.f_code.co_filename, frame.f_lineno, 0)
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    return SourceLoc(frame.f_code.co_filename, frame.f_lineno, len(line) - len(line.lstrip()))

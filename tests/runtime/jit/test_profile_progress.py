@@ -1,0 +1,67 @@
+"""The per-call profile (data and table) and the TTY-only progress line."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import ml_dtypes
+import numpy as np
+
+from ttl.runtime import jit
+from ttl.runtime.progress import Progress
+
+
+def test_profile_of_a_call_is_data_and_a_table(add_mul):
+    x = np.ones((64, 32), ml_dtypes.bfloat16)  # 2 tiles per tensor
+    y = np.zeros_like(x)
+    add_mul(x, x, x, y)
+    (call,) = jit.profile().calls
+    # 3 inputs x 2 tiles read, 2 tiles written, 2048 B per bf16 tile.
+    assert (call.noc_bytes_read, call.noc_bytes_written, call.tiles_moved) == (12288, 4096, 8)
+    assert sorted(k.kernel for k in call.kernels) == ["compute", "read", "write"]
+    compute = next(k for k in call.kernels if k.kernel == "compute")
+    assert compute.coprocessor_ops == call.coprocessor_ops > 0
+    assert all(k.instructions_charged >= 0 and k.turns >= 1 for k in call.kernels)
+    data = json.loads(json.dumps(jit.profile().to_dict()))
+    assert data["calls"][0]["operation"] == "eltwise_add_mul"
+    table = jit.profile().table()
+    assert "instr charged" in table and "blocks per wait" in table and "not cycles" in table
+    assert "tiles moved 8" in table
+
+
+def test_empty_profile_says_so():
+    assert "no TT-Lang operation was called" in jit.profile().table()
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_draws_on_a_tty_and_erases_itself():
+    stream = _Tty()
+    with Progress("compiling op", stream, delay=0.0, interval=0.01) as progress:
+        time.sleep(0.05)
+        progress.update("building kernel compute")
+        time.sleep(0.05)
+    text = stream.getvalue()
+    assert "ttl: compiling op..." in text and "building kernel compute" in text
+    assert text.endswith("\r\033[K")
+
+
+def test_progress_is_silent_off_a_tty_or_when_disabled(monkeypatch):
+    stream = io.StringIO()
+    with Progress("x", stream, delay=0.0, interval=0.01):
+        time.sleep(0.03)
+    assert stream.getvalue() == ""
+    monkeypatch.setenv("TTL_PROGRESS", "0")
+    assert not Progress("x", _Tty()).enabled()
+
+
+def test_progress_waits_for_its_delay():
+    stream = _Tty()
+    with Progress("quick", stream, delay=5.0):
+        pass
+    assert stream.getvalue() == ""

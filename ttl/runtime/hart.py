@@ -101,6 +101,10 @@ class Hart:
         self.noc_queue32 = a32[noc_q : noc_q + memmap.NOC_QUEUE_SIZE // 4]
         self.queue = memmap.page_aligned_buffer(memmap.COP_QUEUE_SIZE)
         self.queue32 = self.queue.view(np.uint32)
+        # memoryviews read and write single words as Python ints far cheaper
+        # than NumPy scalar indexing (hot: every run reads them).
+        self._mailbox_words = memoryview(self.mailbox)
+        self._queue_counts = _WordPair(memoryview(self.noc_queue32), memoryview(self.queue32))
 
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
@@ -169,7 +173,7 @@ class Hart:
         quanta of COUNTED_QUANTUM. With an int, every run is a counted quantum.
         Leaves the hart READY, BLOCKED or DONE.
         """
-        image, mb = self.image, self.mailbox
+        image, mb = self.image, self._mailbox_words
         mb[memmap.MB_RESUME] = 0
         self.turns += 1
         count = quantum or (COUNTED_QUANTUM if self.counted else 0)
@@ -190,11 +194,11 @@ class Hart:
             if cause == 2:
                 pc = self._illegal_pc(pc)
             raise self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
-        resume = int(mb[memmap.MB_RESUME])
+        resume = mb[memmap.MB_RESUME]
         if resume == image.exit_pc + 4:
             self.state = HartState.DONE
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
-            a, b, kind, site = mb[: memmap.MB_SITE + 1].tolist()
+            a, b, kind, site = mb[: memmap.MB_SITE + 1]
             self.wait = Wait(kind, a, b, site)
             key = (kind, a, b)
             ready = self._predicates.get(key)  # kernels block on the same few waits
@@ -229,8 +233,10 @@ class Hart:
     def _drain(self) -> None:
         """Completes the hart's queued NOC requests and coprocessor commands."""
         try:
-            self.noc.drain(self.node, self.noc_queue32)
-            self.cop.drain(self.queue32)
+            if self._queue_counts[0]:
+                self.noc.drain(self.node, self.noc_queue32)
+            if self._queue_counts[1]:
+                self.cop.drain(self.queue32)
         except DeviceFault as e:
             raise self._fault(str(e), e.ra - 4 if e.ra else self.pc) from None
 
@@ -353,6 +359,18 @@ _MAP_HINT = (
     f"{memmap.LOCAL_BASE + memmap.LOCAL_SIZE:#x}) and the runtime pages at "
     f"{memmap.NODE_REGS_BASE:#x}"
 )
+
+
+class _WordPair:
+    """Word 0 of two queues (their entry counts), indexed 0 and 1."""
+
+    __slots__ = ("_a", "_b")
+
+    def __init__(self, a: memoryview, b: memoryview):
+        self._a, self._b = a, b
+
+    def __getitem__(self, i: int) -> int:
+        return (self._b if i else self._a)[0]
 
 
 def _put_words(a32: np.ndarray, offset: int, values: list[int]) -> None:

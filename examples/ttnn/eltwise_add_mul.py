@@ -39,12 +39,13 @@ def main():
 
         y = ttnn.to_torch(y_tt)
         expected = (a.float() * b.float() + c.float()).to(torch.bfloat16)
-        # ttnn glue around the operation (host math in the emulator's ttnn subset).
-        check = ttnn.to_torch(ttnn.add(ttnn.multiply(a_tt, b_tt), c_tt))
+        # The same math with ttnn ops (two bf16 roundings instead of one: allow one ulp).
+        with_ttnn = ttnn.to_torch(ttnn.add(ttnn.multiply(a_tt, b_tt), c_tt))
         assert y.shape == expected.shape and y.dtype == torch.bfloat16
         diff = (y.float() - expected.float()).abs().max().item()
         print(f"eltwise_add_mul {list(y.shape)} {y.dtype}: max |y - torch| = {diff:.3g}")
-        print("PASS" if torch.equal(y, expected) and torch.equal(check, expected) else "FAIL")
+        close = torch.allclose(with_ttnn.float(), y.float(), rtol=2**-7, atol=2**-7)
+        print("PASS" if torch.equal(y, expected) and close else "FAIL")
     finally:
         ttnn.close_device(device)
 

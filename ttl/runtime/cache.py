@@ -6,7 +6,8 @@ file), ``kernels/<source>``, ``elf/<stem>.elf`` and ``operation.mlir``, so
 ``ttl.runtime.load_bundle`` reads it unchanged.
 
 Location: ``$TTL_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttl``, else
-``~/.cache/ttl``; entries live in ``bundles/<key>``. The key is a SHA-256 over
+``~/.cache/ttl``; entries live in ``bundles/<key>``, and the kernel sources
+the ELFs' debug info names (quoted by emulator errors) in ``src/<key>``. The key is a SHA-256 over
 the operation identity, the tensor specs, the target and grid, the device
 compiler's version string and flags, and a fingerprint of the ttl sources
 that shape the output (DSL, compiler, device headers and link files), so
@@ -131,6 +132,7 @@ def lookup(key: str) -> Path | None:
 def discard(key: str) -> None:
     """Removes the entry for ``key`` (a damaged one is rebuilt by the next call)."""
     shutil.rmtree(cache_dir() / "bundles" / key, ignore_errors=True)
+    shutil.rmtree(cache_dir() / "src" / key, ignore_errors=True)
 
 
 def store(key: str, result: Any, include_dirs: Sequence[str] = (),
@@ -146,7 +148,7 @@ def store(key: str, result: Any, include_dirs: Sequence[str] = (),
     final = root / key
     tmp = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=root))
     try:
-        _assemble(tmp, result, include_dirs, on_kernel)
+        _assemble(tmp, key, result, include_dirs, on_kernel)
         try:
             os.rename(tmp, final)
         except OSError:
@@ -159,14 +161,22 @@ def store(key: str, result: Any, include_dirs: Sequence[str] = (),
     return final
 
 
-def _assemble(out: Path, result: Any, include_dirs: Sequence[str],
+def _assemble(out: Path, key: str, result: Any, include_dirs: Sequence[str],
               on_kernel: Callable[[str], None] | None) -> None:
     manifest = result.manifest
     files = {}
     (out / "kernels").mkdir()
     (out / "elf").mkdir()
+    # ELFs record their source path (DWARF), which emulator errors quote: compile from a
+    # location that outlives the temporary directory. Same key, same bytes: a concurrent
+    # writer replacing a file is harmless.
+    src_dir = cache_dir() / "src" / key
+    src_dir.mkdir(parents=True, exist_ok=True)
     for name, text in result.sources.items():
         (out / "kernels" / name).write_text(text, encoding="utf-8")
+        staged = src_dir / f".{name}.{os.getpid()}"
+        staged.write_text(text, encoding="utf-8")
+        os.replace(staged, src_dir / name)
     (out / "operation.mlir").write_text(result.ir, encoding="utf-8")
 
     def build(kernel: dict) -> None:
@@ -174,7 +184,7 @@ def _assemble(out: Path, result: Any, include_dirs: Sequence[str],
             on_kernel(kernel["name"])
         stem = Path(kernel["source"]).stem
         dirs = [*kernel.get("include_dirs", []), *(os.path.abspath(d) for d in include_dirs)]
-        devcc.compile_kernel(out / "kernels" / kernel["source"], out / "elf" / f"{stem}.elf",
+        devcc.compile_kernel(src_dir / kernel["source"], out / "elf" / f"{stem}.elf",
                              defines=kernel["defines"], include_dirs=dirs)
 
     # The device compiler is a subprocess: building kernels in parallel is free speed.

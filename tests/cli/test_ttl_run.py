@@ -1,0 +1,216 @@
+"""`ttl run program.py`: programs written for hardware, run unchanged on the emulator."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ttl.runtime import devcc
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "ttnn"
+NUMPY_EXAMPLE = EXAMPLES / "eltwise_add_mul_numpy.py"
+
+pytestmark = pytest.mark.skipif(devcc.find_compiler() is None,
+                                reason=f"{devcc.CXX} is not installed")
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    """One cache for the module: later tests reuse the example's compiled bundle."""
+    return tmp_path_factory.mktemp("ttl-cache")
+
+
+@pytest.fixture
+def ttl_run(cache_dir, tmp_path):
+    def run(*args, cmd=(sys.executable, "-m", "ttl.runtime.cli")):
+        env = dict(os.environ, TTL_CACHE_DIR=str(cache_dir))
+        proc = subprocess.run([*cmd, "run", *map(str, args)], capture_output=True, text=True,
+                              check=False, env=env, cwd=tmp_path, timeout=300)
+        return proc.returncode, proc.stdout, proc.stderr
+    return run
+
+
+def _program(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_numpy_example_passes(ttl_run):
+    code, out, err = ttl_run(NUMPY_EXAMPLE)
+    assert code == 0, err
+    assert "eltwise_add_mul [64, 64] bfloat16: max |y - numpy| = 0" in out
+    assert out.strip().endswith("PASS")
+    assert "ttl profile" not in out  # only with --profile
+
+
+def test_profile_table_and_program_args(ttl_run):
+    code, out, err = ttl_run("--profile", NUMPY_EXAMPLE, "--rows", "96", "--cols", "32")
+    assert code == 0, err
+    assert "[96, 32]" in out and "PASS" in out
+    table = out[out.index("ttl profile"):]
+    assert "call 1: eltwise_add_mul on wormhole_b0 1x1" in table
+    assert "tiles moved 12" in table  # 3 inputs read + 1 output written, 3 tiles each
+    for column in ("instr charged", "turns", "cop ops", "blocks per wait"):
+        assert column in table
+    for kernel in ("compute", "read", "write"):
+        assert f"\n  {kernel} " in table
+
+
+def test_target_and_grid_flags(ttl_run):
+    code, out, err = ttl_run("--target=blackhole", "--grid=2x2", "--profile", NUMPY_EXAMPLE)
+    assert code == 0, err
+    assert "PASS" in out and "on blackhole 2x2" in out
+    assert "(1,1)" in out  # kernels ran on every node of the 2x2 grid
+
+
+def test_bad_flags_are_usage_errors(ttl_run):
+    for args in (["--grid=abc", NUMPY_EXAMPLE], ["--target=grayskull", NUMPY_EXAMPLE], []):
+        code, _, err = ttl_run(*args)
+        assert code == 2 and "usage: ttl run" in err and "Traceback" not in err
+
+
+def test_missing_program(ttl_run):
+    code, out, err = ttl_run("no_such_program.py")
+    assert (code, out) == (1, "")
+    assert err == "ttl run: error: no such file: no_such_program.py\n"
+
+
+def test_program_exception_shows_only_the_programs_traceback(ttl_run, tmp_path):
+    prog = _program(tmp_path, "raises.py", """
+        import ttnn
+
+
+        def helper():
+            raise ValueError("boom")
+
+
+        device = ttnn.open_device(device_id=0)
+        helper()
+    """)
+    code, _, err = ttl_run(prog)
+    assert code == 1
+    assert err.startswith("Traceback (most recent call last):")
+    assert f'File "{prog}", line 10, in <module>' in err
+    assert f'File "{prog}", line 6, in helper' in err
+    assert err.rstrip().endswith("ValueError: boom")
+    assert "runpy" not in err and "ttl/runtime" not in err
+
+
+def test_program_exit_status_is_kept(ttl_run, tmp_path):
+    prog = _program(tmp_path, "exits.py", "import sys\nprint('bye')\nsys.exit(3)\n")
+    code, out, _ = ttl_run(prog)
+    assert (code, out) == (3, "bye\n")
+
+
+def test_compile_error_is_a_diagnostic_without_traceback(ttl_run, tmp_path):
+    prog = _program(tmp_path, "bad_op.py", """
+        import numpy as np
+        import ttl
+
+
+        @ttl.operation(grid=(1, 1))
+        def bad(a, y):
+            a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+
+            @ttl.compute()
+            def compute():
+                with a_dfb.wait() as blk:
+                    blk.frobnicate()
+
+
+        x = np.zeros((32, 32), np.float32)
+        bad(x, x)
+    """)
+    code, _, err = ttl_run(prog)
+    assert code == 1
+    assert f"{prog}:13:" in err and "error:" in err and "frobnicate" in err
+    assert "Traceback" not in err
+
+
+def test_bad_tensor_is_a_diagnostic_at_the_call(ttl_run, tmp_path):
+    prog = _program(tmp_path, "bad_tensor.py", f"""
+        import sys
+        import numpy as np
+        sys.path.insert(0, {str(EXAMPLES)!r})
+        from eltwise_add_mul_op import eltwise_add_mul
+
+        x = np.zeros((32, 32), np.float64)
+        eltwise_add_mul(x, x, x, x)
+    """)
+    code, _, err = ttl_run(prog)
+    assert code == 1 and "Traceback" not in err
+    assert f"{prog}:8:1: error: tensor 'a' of operation 'eltwise_add_mul'" in err
+    assert "float64" in err and "hint:" in err
+
+
+def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
+    # Each DFB is balanced (the compiler accepts it), but the reader fills `a` twice
+    # before `b` while compute needs one of each: with one-block DFBs nothing moves.
+    prog = _program(tmp_path, "deadlock.py", """
+        import ml_dtypes
+        import numpy as np
+        import ttl
+
+
+        @ttl.operation(grid=(1, 1))
+        def crossed(a, b, y):
+            a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=1)
+            b_dfb = ttl.make_dataflow_buffer_like(b, shape=(1, 1), block_count=1)
+            y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=1)
+
+            @ttl.compute()
+            def compute():
+                for _ in range(2):
+                    with a_dfb.wait() as ab, b_dfb.wait() as bb, y_dfb.reserve() as yb:
+                        yb.store(ab + bb)
+
+            @ttl.datamovement()
+            def read():
+                for i in range(2):
+                    with a_dfb.reserve() as blk:
+                        tx = ttl.copy(a[0, i], blk)
+                        tx.wait()
+                for i in range(2):
+                    with b_dfb.reserve() as blk:
+                        tx = ttl.copy(b[0, i], blk)
+                        tx.wait()
+
+            @ttl.datamovement()
+            def write():
+                for i in range(2):
+                    with y_dfb.wait() as blk:
+                        tx = ttl.copy(blk, y[0, i])
+                        tx.wait()
+
+
+        x = np.ones((32, 64), ml_dtypes.bfloat16)
+        crossed(x, x, np.zeros_like(x))
+    """)
+    code, _, err = ttl_run(prog)
+    assert code == 1 and "Traceback" not in err
+    assert err.startswith(f"ttl run: {prog}: DeadlockError: deadlock:")
+    assert "kernel 'read': blocked in cb_reserve_back(DFB 0" in err
+
+
+def test_torch_example_passes(ttl_run):
+    pytest.importorskip("torch")
+    code, out, err = ttl_run("--profile", EXAMPLES / "eltwise_add_mul.py")
+    assert code == 0, err
+    assert "torch.bfloat16: max |y - torch| = 0" in out and "PASS" in out
+    assert "call 1: eltwise_add_mul" in out
+
+
+def test_console_script(ttl_run):
+    script = shutil.which("ttl", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the `ttl` console script is not installed (pip install -e .)")
+    code, out, err = ttl_run(NUMPY_EXAMPLE, cmd=(script,))
+    assert code == 0 and "PASS" in out, err

@@ -41,3 +41,9 @@ __all__ = [
     "tilize",
     "untilize",
 ]
+
+# The JIT path (calling an @ttl.operation) and its per-call profile; docs/jit.md.
+from ttl.runtime.jit import run_operation
+from ttl.runtime.profile import Profile
+
+__all__ += ["Profile", "run_operation"]

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
+from jit_support import EXAMPLE_OP
 
 from ttl.runtime import cache, devcc, jit
 from ttl.runtime.profile import Profile
-
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLE_OP = ROOT / "examples" / "ttnn" / "eltwise_add_mul_op.py"
 
 
 @pytest.fixture(autouse=True)

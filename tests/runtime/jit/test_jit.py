@@ -10,7 +10,7 @@ import textwrap
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import EXAMPLE_OP, ROOT
+from jit_support import EXAMPLE_OP, ROOT
 
 from ttl.errors import TTLCompileError
 from ttl.operation import Operation

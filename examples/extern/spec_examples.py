@@ -338,22 +338,55 @@ def release_selector(inp, out):
 conditional_operation = make_conditional_operation()
 
 
-def _every_other(x):
-    tiles = [x[:, 32 * t : 32 * (t + 1)] for t in range(TILES)]
+def reference_scalar_result(inp):
+    return inp
+
+
+def reference_compute_external(inp):
+    return np.abs(inp)
+
+
+def reference_shared_external(inp):
+    return -inp
+
+
+def reference_selected_external(inp):
+    return np.abs(inp)
+
+
+def reference_explicit_operation(inp):
+    return np.abs(inp)
+
+
+def reference_conditional_operation(inp):
+    return np.abs(inp)
+
+
+def reference_external_copy_operation(inp):
+    return inp
+
+
+def reference_external_stage_operation(inp):
+    """``out`` tile i is ``inp`` tile 2i (mod TILES): every other tile."""
+    tiles = [inp[:, 32 * t : 32 * (t + 1)] for t in range(TILES)]
     return np.concatenate([tiles[(2 * i) % TILES] for i in range(TILES)], axis=1)
 
 
+def reference_repeated_effects(inp):
+    return inp
+
+
+def reference_include_paths_operation(inp):
+    return inp * inp
+
+
+def reference_release_selector(inp):
+    return inp
+
+
+# operation name -> NumPy reference (``reference_<operation>`` above)
 REFERENCES = {
-    "scalar_result": lambda x: x,
-    "compute_external": np.abs,
-    "shared_external": lambda x: -x,
-    "selected_external": np.abs,
-    "explicit_operation": np.abs,
-    "conditional_operation": np.abs,
-    "external_copy_operation": lambda x: x,
-    "external_stage_operation": _every_other,
-    "repeated_effects": lambda x: x,
-    "include_paths_operation": lambda x: x * x,
-    "release_selector": lambda x: x,
+    name[len("reference_") :]: fn for name, fn in sorted(globals().items())
+    if name.startswith("reference_")
 }
 OPERATIONS = sorted(REFERENCES)

@@ -45,3 +45,24 @@ def test_unknown_target_names_the_known_targets(bazel):
     err = build_fails(bazel, "//tests/rules/bad:unknown_target")
     assert "grayskull" in err
     assert "blackhole" in err and "wormhole_b0" in err
+
+
+def test_undeclared_header_names_header_call_line_and_attribute(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:undeclared_header")
+    assert "header 'undeclared.hpp' of ttl.call_extern_func was not found" in err
+    assert "tests/rules/bad/extern_ops.py:10:" in err
+    assert "`hdrs`/`deps` of the ttl_operation" in err
+
+
+def test_include_path_outside_declared_inputs_names_the_path(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:undeclared_include_path")
+    assert "include path 'tests/rules/bad/include' of ttl.call_extern_func is not a directory" in err
+    assert "tests/rules/bad/extern_ops.py:18:" in err
+    assert "`hdrs`" in err
+
+
+def test_undeclared_transitive_include_names_header_call_and_attribute(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:undeclared_transitive_include")
+    assert "undeclared header `secret.hpp`" in err
+    assert "ttl.call_extern_func of `declared.hpp` at extern_ops.py:25" in err
+    assert "add it to `hdrs` of //tests/rules/bad:undeclared_transitive_include" in err

@@ -61,14 +61,29 @@ def test_missing_header_names_the_search_path(extern_error):
     directories, and saying how to declare it."""
     err = extern_error(
         """
-        ttl.call_extern_func("missing.hpp", "f", include_paths=["/no/such/dir"],  # ERROR
+        ttl.call_extern_func("missing.hpp", "f", include_paths=[PROJECT],  # ERROR
                              kernel=ttl.KernelKind.COMPUTE)
-        """,
+        """.replace("PROJECT", repr(PROJECT)),
         include_dirs=("/another/dir",),
     )
     assert "header 'missing.hpp' of ttl.call_extern_func was not found" in err.message
-    assert "searched: /no/such/dir, /another/dir" in err.message
+    assert f"searched: {PROJECT}, /another/dir" in err.message
     assert "`hdrs`/`deps` of the ttl_operation (Bazel)" in err.hint and "--include_dir" in err.hint
+
+
+def test_include_path_that_is_no_directory_is_rejected(extern_error):
+    """An include path maps to a directory; under Bazel, to one holding declared headers
+    (the Bazel-rules issue: an include path outside declared inputs fails the build)."""
+    err = extern_error(
+        """
+        ttl.call_extern_func("kernels/custom_entry.hpp", "custom_entry",
+                             include_paths=["/no/such/dir"],  # ERROR
+                             kernel=ttl.KernelKind.COMPUTE)
+        """,
+        include_dirs=(PROJECT,),
+    )
+    assert "include path '/no/such/dir' of ttl.call_extern_func is not a directory" in err.message
+    assert "`hdrs`" in err.hint and "`deps`" in err.hint
 
 
 def test_include_paths_must_be_strings(extern_error):

@@ -268,6 +268,16 @@ class ExternMixin:
                     enode,
                     "write include_paths=[\"path/to/include\"] (a literal or captured string)",
                 )
+            if not os.path.isdir(value):
+                # Under Bazel the compiler sees only declared inputs: a directory
+                # with no declared header under it does not exist here.
+                self.fail(
+                    f"include path '{value}' of ttl.call_extern_func is not a directory "
+                    "(under Bazel: no declared header lies under it)",
+                    enode,
+                    "declare the headers under it in `hdrs` (or a cc_library in `deps`) of the "
+                    "ttl_operation, or fix the path (relative to the workspace root)",
+                )
             out.append(value)
         return out
 

@@ -73,18 +73,26 @@ def kernel_commands(args: argparse.Namespace, kernel: dict, cwd: str) -> list[li
 
 
 def explain_failure(label: str, kernel: dict, output: str, manifest: dict) -> str:
-    """The compiler output, preceded by what to declare when a header is missing."""
+    """The compiler output, preceded by what to declare when a header is missing.
+
+    Names the `ttl.call_extern_func` sites behind the missing header: the calls
+    of that header, else (a header included by a called header) every external
+    call compiled into this kernel.
+    """
+    calls = manifest.get("extern_calls", [])
     notes = []
     for match in _MISSING_HEADER.finditer(output):
         header = match.group("header").strip("\"<>")
         where = match.group("file")
-        calls = [
-            c for c in manifest.get("extern_calls", []) if c.get("header") == header
+        sites = [c for c in calls if c.get("header") == header] or [
+            c for c in calls if c.get("kernel") == kernel.get("name")
         ]
-        site = ""
-        if calls:
-            loc = calls[0].get("loc") or {}
-            site = " (ttl.call_extern_func at {}:{})".format(loc.get("file", "?"), loc.get("line", "?"))
+        site = "".join(
+            " (ttl.call_extern_func of `{}` at {}:{})".format(
+                c.get("header"), (c.get("loc") or {}).get("file", "?"),
+                (c.get("loc") or {}).get("line", "?"))
+            for c in sites
+        )
         notes.append(
             f"{label}: undeclared header `{header}`, included from {where}:{match.group('line')}"
             f"{site}: add it to `hdrs` of {label}, or to the `hdrs` of a cc_library in its "

@@ -1,0 +1,25 @@
+"""Operations whose external headers or include paths are not declared inputs."""
+
+import ttl
+
+BAD_INCLUDE_DIR = "tests/rules/bad/include"
+
+
+@ttl.operation(grid=(1, 1))
+def undeclared_header(a, y):
+    ttl.call_extern_func("undeclared.hpp", "undeclared_entry", kernel=ttl.KernelKind.COMPUTE)
+
+
+@ttl.operation(grid=(1, 1))
+def undeclared_include_path(a, y):
+    ttl.call_extern_func(
+        "undeclared.hpp",
+        "undeclared_entry",
+        include_paths=[BAD_INCLUDE_DIR],
+        kernel=ttl.KernelKind.COMPUTE,
+    )
+
+
+@ttl.operation(grid=(1, 1))
+def undeclared_transitive_include(a, y):
+    ttl.call_extern_func("declared.hpp", "declared_entry", kernel=ttl.KernelKind.COMPUTE)

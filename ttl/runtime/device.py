@@ -32,11 +32,17 @@ class Device:
     ``quantum`` forces counted quanta of that many instructions on every run
     (deterministic preemption points, slower). A blocking stop is charged
     ``yield_charge`` instructions (docs/runtime.md explains the accounting).
+
+    ``profile`` (settable between launches) measures every kernel's executed
+    instructions exactly and, per wait, the instructions the node's other
+    harts ran while it was blocked (``KernelStats.instructions``/``waited``);
+    it costs emulation speed (a Python call per executed block), so it is off
+    by default.
     """
 
     def __init__(self, target: str = _targets.DEFAULT_TARGET, grid=(1, 1), *,
                  instruction_budget: int = 500_000_000, quantum: int | None = None,
-                 yield_charge: int = 100):
+                 yield_charge: int = 100, profile: bool = False):
         if target not in _targets.TARGETS:
             raise LaunchError(f"unknown target {target!r}: use one of {sorted(_targets.TARGETS)}")
         self.target = _targets.TARGETS[target]
@@ -50,6 +56,7 @@ class Device:
         self.instruction_budget = instruction_budget
         self.quantum = quantum
         self.yield_charge = yield_charge
+        self.profile = profile
         self.dram = Dram(DRAM_BANKS[target])
         self.nodes = {
             (x, y): Node((x, y), grid, self.target.l1_bytes, self.target.dfb_count,
@@ -101,16 +108,23 @@ class Device:
         for node in self.nodes.values():
             node.reset(program.dfbs, bases, sems)
         start = time.perf_counter()
+        read0, written0 = self.noc.bytes_read, self.noc.bytes_written
         harts = self._make_harts(program)
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
             rounds = run_harts(harts, self.quantum)
+        pages = {cfg.page_size for cfg in program.dfbs}
         self.last_report = RunReport(
             kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.turns, h.budget_used,
-                                 h.cop.commands, h.stall_counts()) for h in harts],
-            noc_bytes_read=self.noc.bytes_read,
-            noc_bytes_written=self.noc.bytes_written,
+                                 h.cop.commands, h.stall_counts(),
+                                 h.instructions if self.profile else None,
+                                 h.waited_instructions() if self.profile else {})
+                     for h in harts],
+            noc_bytes_read=self.noc.bytes_read - read0,
+            noc_bytes_written=self.noc.bytes_written - written0,
             rounds=rounds,
             seconds=time.perf_counter() - start,
+            page_size=pages.pop() if len(pages) == 1 else None,
+            profiled=self.profile,
         )
         return self.last_report
 
@@ -178,7 +192,7 @@ class Device:
                     hart = Hart(node, spec.slot, self.noc, self.dst_tiles)
                     self._machines[coord, spec.slot] = hart
                 hart.load(spec.name, image, args, common, self.instruction_budget,
-                          self.yield_charge)
+                          self.yield_charge, self.profile)
                 node.harts[spec.slot] = hart
                 harts.append(hart)
         return harts

@@ -4,7 +4,8 @@ Guest memory (see memmap): the node's L1 and register page are host buffers
 mapped with ``mem_map_ptr`` into every hart of the node, so all of them see
 the same bytes; LOCAL, the argument page and the coprocessor queue are
 private. Python runs during emulation only for writes to the MMIO page (queue
-flushes, API errors). Blocking calls leave emulation natively: the stop
+flushes, API errors) and, when profiling, once per translated block executed
+(``UC_HOOK_BLOCK``, to count instructions exactly). Blocking calls leave emulation natively: the stop
 address given to Unicorn is crt0's ``__ttl_stop``, and ``__ttl_yield`` leaves
 the resume address in the mailbox, so a stop needs no register reads.
 """
@@ -16,6 +17,7 @@ import enum
 import numpy as np
 from unicorn import (
     UC_ARCH_RISCV,
+    UC_HOOK_BLOCK,
     UC_HOOK_INTR,
     UC_HOOK_MEM_INVALID,
     UC_MEM_FETCH_PROT,
@@ -126,22 +128,36 @@ class Hart:
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._watchdog = watchdog()
+        self._block_hook = None  # UC_HOOK_BLOCK handle while profiling
+        self.profiling = False
         self.kernel = "-"
         self.state = HartState.DONE
 
     def load(self, kernel: str, image: ElfImage, args: list[int], common_args: list[int],
-             budget: int, yield_charge: int) -> None:
-        """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST."""
+             budget: int, yield_charge: int, profile: bool = False) -> None:
+        """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST.
+
+        With ``profile`` the hart counts the instructions it executes exactly
+        (:attr:`instructions`) and, per wait, the instructions the node's other
+        harts executed while it was blocked (:attr:`waited`).
+        """
+        self._set_profiling(profile)
         self.kernel, self.image = kernel, image
         self.budget, self.yield_charge = budget, yield_charge
         self.state = HartState.READY
         self.wait: Wait | None = None
         self.pc = image.entry
-        # Instructions charged against the budget: exact for quanta that ran out,
-        # yield_charge per blocking stop (Unicorn does not expose its counter).
+        # Instructions charged against the budget: exact for quanta that ran out and
+        # for every run when profiling, else yield_charge per blocking stop (Unicorn
+        # does not expose its counter).
         self.budget_used = 0
         self.turns = 0  # emulation runs (scheduler turns)
         self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
+        self.instructions = 0  # executed (profiling only)
+        # (kind, a, b) -> instructions the node's other harts ran while this one was
+        # blocked on that wait (profiling only); _blocked_since is node.instructions then.
+        self.waited: dict[tuple[int, int, int], int] = {}
+        self._blocked_since = 0
         self._ready = None  # predicate of the current wait
         self._predicates: dict[tuple[int, int, int], object] = {}  # per (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
@@ -164,6 +180,15 @@ class Hart:
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)
 
+    def _set_profiling(self, on: bool) -> None:
+        """Adds or removes the block hook (load() retranslates all code afterwards)."""
+        if on and self._block_hook is None:
+            self._block_hook = self.uc.hook_add(UC_HOOK_BLOCK, self._on_block)
+        elif not on and self._block_hook is not None:
+            self.uc.hook_del(self._block_hook)
+            self._block_hook = None
+        self.profiling = on
+
     # -------------------------------------------------------------- running
     def run(self, quantum: int | None) -> None:
         """Runs the hart until it blocks, finishes or is preempted.
@@ -171,12 +196,14 @@ class Hart:
         With ``quantum`` None the run is uncounted (fast) and the watchdog
         preempts it after a time slice; from then on this hart runs in counted
         quanta of COUNTED_QUANTUM. With an int, every run is a counted quantum.
+        A profiling hart always runs counted quanta (see :meth:`_count_run`).
         Leaves the hart READY, BLOCKED or DONE.
         """
         image, mb = self.image, self._mailbox_words
         mb[memmap.MB_RESUME] = 0
         self.turns += 1
-        count = quantum or (COUNTED_QUANTUM if self.counted else 0)
+        count = quantum or (COUNTED_QUANTUM if self.counted or self.profiling else 0)
+        start = self.instructions
         dog = None if count else self._watchdog
         try:
             if dog:
@@ -195,6 +222,8 @@ class Hart:
                 pc = self._illegal_pc(pc)
             raise self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
         resume = mb[memmap.MB_RESUME]
+        if self.profiling:  # charged exactly; otherwise see the branches below
+            self.budget_used += self._count_run(start, count if not resume else 0)
         if resume == image.exit_pc + 4:
             self.state = HartState.DONE
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
@@ -210,13 +239,15 @@ class Hart:
             self._ready = ready
             self.pc = resume
             self.state = HartState.BLOCKED
-            self.budget_used += self.yield_charge
+            if not self.profiling:
+                self.budget_used += self.yield_charge
             self.stalls[key] = self.stalls.get(key, 0) + 1
+            self._blocked_since = self.node.instructions
         else:  # the quantum ran out, or the watchdog preempted an uncounted run
             self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
-            if count:
+            if count and not self.profiling:
                 self.budget_used += count
-            else:
+            elif not count:
                 self.counted = True
                 self.budget_used += COUNTED_QUANTUM
                 # Unicorn adds its counting hook on the next counted start, but
@@ -229,6 +260,31 @@ class Hart:
                 "loop?); pass a larger instruction_budget to Device if the kernel needs it",
                 self.context(self.pc),
             )
+
+    def _count_run(self, start: int, ran_out: int) -> int:
+        """Settles the exact instruction count of the run that just ended; returns it.
+
+        The block hook adds a block's size when the block is entered. A run
+        that ends at ``__ttl_stop`` (a blocking call or the kernel's end)
+        executed every block it entered: the stop address's own block has no
+        hook call. A counted quantum that ran out (``ran_out`` instructions)
+        stops mid-block, before the instruction after the last counted one,
+        so the hook over-counts there: Unicorn's count is the exact figure.
+        """
+        if ran_out:
+            self.instructions = start + ran_out
+        executed = self.instructions - start
+        self.node.instructions += executed
+        return executed
+
+    def resume(self) -> None:
+        """Makes a blocked hart runnable (its wait can succeed), recording the wait."""
+        if self.profiling:
+            w = self.wait
+            key = (w.kind, w.a, w.b)
+            self.waited[key] = (self.waited.get(key, 0)
+                                + self.node.instructions - self._blocked_since)
+        self.state, self.wait = HartState.READY, None
 
     def _drain(self) -> None:
         """Completes the hart's queued NOC requests and coprocessor commands."""
@@ -246,8 +302,11 @@ class Hart:
 
     def stall_counts(self) -> dict[str, int]:
         """How often the kernel blocked, per wait (e.g. 'cb_wait_front(DFB 0, 1 page)')."""
-        return {Wait(kind, a, b, 0).describe(): count
-                for (kind, a, b), count in sorted(self.stalls.items())}
+        return _by_wait(self.stalls)
+
+    def waited_instructions(self) -> dict[str, int]:
+        """Per wait: instructions the node's other harts executed while this one was blocked."""
+        return _by_wait(self.waited)
 
     # ------------------------------------------------------------ callbacks
     def _mmio_read(self, uc, offset, size, user_data):
@@ -275,6 +334,9 @@ class Hart:
     def _on_invalid(self, uc, access, address, size, value, user_data):
         self._bad_access = (access, address, size)
         return False
+
+    def _on_block(self, uc, address, size, user_data):
+        self.instructions += size >> 2  # RV32IM: no compressed instructions
 
     def _on_interrupt(self, uc, intno, user_data):
         self._trap = (intno, uc.reg_read(UC_RISCV_REG_PC))
@@ -371,6 +433,11 @@ class _WordPair:
 
     def __getitem__(self, i: int) -> int:
         return (self._b if i else self._a)[0]
+
+
+def _by_wait(counts: dict[tuple[int, int, int], int]) -> dict[str, int]:
+    """Per-(kind, a, b) figures keyed by the wait's description, in a stable order."""
+    return {Wait(kind, a, b, 0).describe(): n for (kind, a, b), n in sorted(counts.items())}
 
 
 def _put_words(a32: np.ndarray, offset: int, values: list[int]) -> None:

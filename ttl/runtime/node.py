@@ -24,6 +24,7 @@ class Node:
         self.dfb_count = dfb_count
         self.dfbs = [DFBState(self.regs32, i) for i in range(dfb_count)]
         self.harts: dict = {}  # slot name -> Hart
+        self.instructions = 0  # executed by the node's harts this launch (profiling only)
         self._info = (coord[0], coord[1], grid[0], grid[1], dram_banks, l1_bytes, dfb_count)
 
     def reset(self, dfbs: list[DFBConfig], dfb_bases: dict[int, int], semaphores: list[int]):
@@ -31,6 +32,7 @@ class Node:
         self.l1[:] = 0
         self.regs[:] = 0
         self.harts = {}
+        self.instructions = 0
         info = memmap.NODE_INFO_OFFSET // 4
         self.regs32[info : info + len(self._info)] = self._info
         self.regs32[info + memmap.INFO_SEM_COUNT] = len(semaphores)

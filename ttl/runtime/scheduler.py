@@ -10,7 +10,7 @@ from ttl.runtime.hart import Hart, HartState
 
 @dataclass
 class KernelStats:
-    """Per-hart figures of one run."""
+    """Per-hart figures of one run (docs/runtime.md, "Profiling", defines each)."""
 
     kernel: str
     node: tuple[int, int]
@@ -18,34 +18,72 @@ class KernelStats:
     turns: int  # times the hart was run (each ends at a blocking call, quantum or the end)
     budget_used: int  # instructions charged against the budget (see Hart.budget_used)
     coprocessor_commands: int
-    stalls: dict[str, int] = field(default_factory=dict)
+    stalls: dict[str, int] = field(default_factory=dict)  # wait -> times blocked on it
+    # Profiled launches only (None / empty otherwise):
+    instructions: int | None = None  # RISC-V instructions executed, exact
+    # wait -> instructions the node's other harts executed while this one was blocked on it
+    waited: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
 class RunReport:
-    """What a launch did: per-kernel statistics and NOC traffic."""
+    """What a launch did: per-kernel statistics, NOC traffic and tile math of this launch."""
 
     kernels: list[KernelStats]
     noc_bytes_read: int
     noc_bytes_written: int
     rounds: int
     seconds: float = 0.0  # wall time of the launch (harts created to last hart done)
+    page_size: int | None = None  # the DFBs' page size when they all have one
+    profiled: bool = False  # instructions and waited were measured
+
+    @property
+    def tiles_moved(self) -> int | None:
+        """NOC bytes (read + written) / the DFB page size; None without a single page size."""
+        if not self.page_size:
+            return None
+        return (self.noc_bytes_read + self.noc_bytes_written) // self.page_size
+
+    @property
+    def coprocessor_commands(self) -> int:
+        """Tile math commands executed by all kernels."""
+        return sum(k.coprocessor_commands for k in self.kernels)
+
+    def summary(self) -> str:
+        """The run's totals on one line: tiles moved, NOC bytes, coprocessor commands."""
+        tiles = "-" if self.tiles_moved is None else str(self.tiles_moved)
+        return (f"tiles moved {tiles} (NOC {self.noc_bytes_read} B read, "
+                f"{self.noc_bytes_written} B written)  cop ops {self.coprocessor_commands}")
 
     def table(self) -> str:
         """The statistics as a fixed-width text table."""
-        rows = [("kernel", "node", "slot", "turns", "budget used", "cop cmds", "stalls")]
-        for k in self.kernels:
-            stalls = ", ".join(f"{n} x{c}" for n, c in sorted(k.stalls.items())) or "-"
-            rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.turns),
-                         str(k.budget_used),
-                         str(k.coprocessor_commands), stalls))
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]
-        lines.append(f"NOC: {self.noc_bytes_read} B read, {self.noc_bytes_written} B written; "
-                     f"{self.rounds} scheduling rounds; {self.seconds:.3f} s")
-        return "\n".join(lines)
+        return "\n".join([kernel_table(self.kernels, self.profiled), self.summary()
+                          + f"; {self.rounds} scheduling rounds; {self.seconds:.3f} s",
+                          WAIT_LEGEND])
 
     __str__ = table
+
+
+WAIT_LEGEND = ("waits: per blocking call, times blocked, and (profiled) instructions the "
+               "node's other harts executed while this kernel was blocked on it (a proxy "
+               "for time waited; the emulator has no cycle model)")
+
+
+def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
+    """Per-kernel rows: turns, instructions executed, coprocessor ops and waits."""
+    rows = [("kernel", "node", "slot", "turns", "instructions", "cop ops", "waits")]
+    for k in kernels:
+        waits = ", ".join(
+            f"{w}: {n} blocks" + (f", others ran {k.waited.get(w, 0)} instr" if profiled else "")
+            for w, n in k.stalls.items()) or "-"
+        rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.turns),
+                     "-" if k.instructions is None else str(k.instructions),
+                     str(k.coprocessor_commands), waits))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]
+    if not profiled:
+        lines.append("(instructions: not measured; launch with Device(profile=True))")
+    return "\n".join(lines)
 
 
 def run_harts(harts: list[Hart], quantum: int | None) -> int:
@@ -64,7 +102,7 @@ def run_harts(harts: list[Hart], quantum: int | None) -> int:
             if hart.state is HartState.BLOCKED:
                 if not hart.can_resume():
                     continue
-                hart.state, hart.wait = HartState.READY, None
+                hart.resume()
             hart.run(quantum)
             ran = True
             if hart.state is HartState.BLOCKED and hart.can_resume():

@@ -58,8 +58,10 @@ def test_profile_table_and_program_args(ttl_run):
     table = out[out.index("ttl profile"):]
     assert "call 1: eltwise_add_mul on wormhole_b0 1x1" in table
     assert "tiles moved 12" in table  # 3 inputs read + 1 output written, 3 tiles each
-    for column in ("instr charged", "turns", "cop ops", "blocks per wait"):
+    for column in ("instructions", "turns", "cop ops", "waits"):
         assert column in table
+    assert "blocks, others ran" in table  # profiled: waits carry the instructions waited
+    assert "not measured" not in table
     for kernel in ("compute", "read", "write"):
         assert f"\n  {kernel} " in table
 

@@ -32,7 +32,8 @@ flags.DEFINE_enum("target", DEFAULT_TARGET, sorted(TARGETS), "Device target to e
 flags.DEFINE_string("grid", None, "Run every operation on this grid instead of its own: XxY "
                     "(e.g. 4x4) or 'full'.")
 flags.DEFINE_boolean("profile", False, "After the program, print the per-call profile table "
-                     "(kernels, instructions charged, blocks per DFB wait, tiles moved).")
+                     "(kernels, exact instructions executed, blocks and instructions waited per DFB wait, "
+                     "tiles moved, coprocessor ops); slows emulation.")
 
 USAGE = ("usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]")
 _INTERNAL = (str(Path(ttl.__file__).resolve().parent), os.path.dirname(runpy.__file__),
@@ -69,7 +70,7 @@ def main(argv: list[str]) -> int:
     from ttl.runtime import jit, ttnn
     from ttl.runtime.errors import DeviceError
 
-    jit.configure(target=FLAGS.target, grid=grid)
+    jit.configure(target=FLAGS.target, grid=grid, profile=FLAGS.profile)
     ttnn.install()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))

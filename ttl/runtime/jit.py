@@ -8,8 +8,9 @@ the same specs reuse the bundle: from memory in the same process, from the
 cache directory in a new one. Nothing is recompiled unless the operation,
 specs, target, grid, device compiler or ttl itself changed.
 
-``configure(target=, grid=)`` sets process-wide defaults (``ttl run --target
---grid`` uses it); every call is profiled into :func:`profile`.
+``configure(target=, grid=, profile=)`` sets process-wide defaults (``ttl run
+--target --grid --profile`` uses it); every call is recorded in :func:`profile`,
+with exact instruction counts and wait measures when ``profile`` is on.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Settings:
 
     target: str | None = None
     grid: Any = None  # None: the operation's own grid request
+    profile: bool = False  # exact instruction counts and wait measures (slower emulation)
 
 
 SETTINGS = Settings()
@@ -53,13 +55,18 @@ _BUNDLES: dict[str, Bundle] = {}  # cache key -> loaded bundle (this process)
 _DEVICES: dict[tuple[str, tuple[int, int]], Device] = {}  # reused: machines are costly
 
 
-def configure(*, target: str | None = None, grid: Any = None) -> None:
-    """Sets the default target and grid override of later calls."""
-    SETTINGS.target, SETTINGS.grid = target, grid
+def configure(*, target: str | None = None, grid: Any = None, profile: bool = False) -> None:
+    """Sets the default target and grid override of later calls, and whether the shared
+    devices profile them (exact instructions and waits in :func:`profile`; slower)."""
+    SETTINGS.target, SETTINGS.grid, SETTINGS.profile = target, grid, profile
 
 
 def profile() -> Profile:
-    """The profile of every call dispatched in this process."""
+    """The profile of every call dispatched in this process.
+
+    Instruction counts and wait measures are filled in when profiling was on
+    (:func:`configure` ``profile=True``, or the ``device=`` passed had ``profile``).
+    """
     return _PROFILE
 
 
@@ -100,15 +107,12 @@ def run_operation(op: Operation, *tensors: Any, target: str | None = None, grid:
                           include_dirs)
     bundle, source, compile_seconds = _bundle(op, key, bound, target, grid_request, include_dirs)
     dev = device or _device(bundle)
-    read0, written0 = dev.noc.bytes_read, dev.noc.bytes_written
     with Progress(f"running {op.name} on the emulated {bundle.target} "
                   f"{bundle.grid[0]}x{bundle.grid[1]}"):
         results = run_bundle(bundle, *arrays, device=dev)
     _PROFILE.calls.append(CallProfile.from_report(
         operation=op.name, target=bundle.target, grid=bundle.grid, cache=source,
-        compile_seconds=compile_seconds, report=dev.last_report,
-        noc_read=dev.noc.bytes_read - read0, noc_written=dev.noc.bytes_written - written0,
-        page_sizes={int(t["page_size"]) for t in bundle.manifest["tensors"]}))
+        compile_seconds=compile_seconds, report=dev.last_report))
     return tuple(t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results))
 
 
@@ -142,6 +146,7 @@ def _device(bundle: Bundle) -> Device:
     key = (bundle.target, bundle.grid)
     if key not in _DEVICES:
         _DEVICES[key] = Device(bundle.target, bundle.grid)
+    _DEVICES[key].profile = SETTINGS.profile
     return _DEVICES[key]
 
 

@@ -14,6 +14,7 @@ from ttl.runtime.progress import Progress
 
 
 def test_profile_of_a_call_is_data_and_a_table(add_mul):
+    jit.configure(profile=True)
     x = np.ones((64, 32), ml_dtypes.bfloat16)  # 2 tiles per tensor
     y = np.zeros_like(x)
     add_mul(x, x, x, y)
@@ -22,13 +23,24 @@ def test_profile_of_a_call_is_data_and_a_table(add_mul):
     assert (call.noc_bytes_read, call.noc_bytes_written, call.tiles_moved) == (12288, 4096, 8)
     assert sorted(k.kernel for k in call.kernels) == ["compute", "read", "write"]
     compute = next(k for k in call.kernels if k.kernel == "compute")
-    assert compute.coprocessor_ops == call.coprocessor_ops > 0
-    assert all(k.instructions_charged >= 0 and k.turns >= 1 for k in call.kernels)
+    assert compute.coprocessor_commands == call.coprocessor_ops > 0
+    assert call.profiled and all(k.instructions > 0 and k.turns >= 1 for k in call.kernels)
+    # Every blocking wait has its waited measure (instructions of the node's other harts).
+    assert all(set(k.waited) == set(k.stalls) for k in call.kernels)
     data = json.loads(json.dumps(jit.profile().to_dict()))
     assert data["calls"][0]["operation"] == "eltwise_add_mul"
+    assert data["calls"][0]["kernels"][0]["instructions"] > 0
     table = jit.profile().table()
-    assert "instr charged" in table and "blocks per wait" in table and "not cycles" in table
+    assert "instructions" in table and "others ran" in table and "no cycle model" in table
     assert "tiles moved 8" in table
+
+
+def test_unprofiled_calls_have_no_instruction_counts(add_mul):
+    x = np.ones((32, 32), ml_dtypes.bfloat16)
+    add_mul(x, x, x, np.zeros_like(x))
+    (call,) = jit.profile().calls
+    assert not call.profiled and all(k.instructions is None for k in call.kernels)
+    assert call.tiles_moved == 4 and call.coprocessor_ops > 0
 
 
 def test_empty_profile_says_so():

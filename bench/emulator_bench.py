@@ -37,7 +37,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
     ap.add_argument("--quantum", type=int, default=None,
                     help="force counted quanta of this many instructions (default: run to block)")
-    ap.add_argument("--profile", action="store_true", help="print the per-kernel table")
+    ap.add_argument("--profile", action="store_true",
+                    help="profile (exact instruction counts: slower) and print the per-kernel table")
     args = ap.parse_args()
     grid = tuple(int(v) for v in args.grid.split("x"))
     page = 2048 if args.dtype == "bf16" else 4096
@@ -56,7 +57,7 @@ def main() -> None:
         }
         elapsed = launch = cpu = float("inf")
         for _ in range(args.repeat):
-            dev = Device(grid=grid, quantum=args.quantum)
+            dev = Device(grid=grid, quantum=args.quantum, profile=args.profile)
             start, start_cpu = time.perf_counter(), time.process_time()
             y, report = run_eltwise(dev, elfs, a, b, c, args.dtype, args.block_count)
             elapsed = min(elapsed, time.perf_counter() - start)

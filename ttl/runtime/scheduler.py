@@ -74,7 +74,8 @@ def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
     rows = [("kernel", "node", "slot", "turns", "instructions", "cop ops", "waits")]
     for k in kernels:
         waits = ", ".join(
-            f"{w}: {n} blocks" + (f", others ran {k.waited.get(w, 0)} instr" if profiled else "")
+            f"{w}: {n} block{'s' if n != 1 else ''}"
+            + (f", others ran {k.waited.get(w, 0)} instr" if profiled else "")
             for w, n in k.stalls.items()) or "-"
         rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.turns),
                      "-" if k.instructions is None else str(k.instructions),

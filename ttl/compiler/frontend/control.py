@@ -128,8 +128,19 @@ class ControlFlowMixin:
         self.vars[node.target.id] = Dyn(iv, "int", Affine.var(iv))
         for name, kind, arg in zip(carried, kinds, body.args[1:], strict=True):
             self.bind(name, Dyn(arg, kind, Affine.var(arg) if kind == "int" else None))
+        self._loop_body(body, node, carried, kinds)
+        loop = self.emit(scf.ForOp(lb, ub, st, inits, body))
+        self.vars = saved
+        for name, kind, res in zip(carried, kinds, loop.results, strict=True):
+            self.bind(name, Dyn(res, kind))
+        self._poison_after(other + [node.target.id], node, "for loop")
+
+    def _loop_body(self, block: Block, node: ast.For | ast.While, carried: list[str],
+                   kinds: list[str]) -> None:
+        """Visits ``node.body`` into ``block``: DFB protocol checked per iteration,
+        loop-carried values yielded."""
         start_handles = len(self.handles)
-        self.blocks.append(body)
+        self.blocks.append(block)
         self.loop_depth += 1
         self.visit_body(node.body)
         self.stmt = node
@@ -137,11 +148,6 @@ class ControlFlowMixin:
         self.emit(scf.YieldOp(*self._yield_values(carried, kinds, node)))
         self.loop_depth -= 1
         self.blocks.pop()
-        loop = self.emit(scf.ForOp(lb, ub, st, inits, body))
-        self.vars = saved
-        for name, kind, res in zip(carried, kinds, loop.results, strict=True):
-            self.bind(name, Dyn(res, kind))
-        self._poison_after(other + [node.target.id], node, "for loop")
 
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
@@ -169,15 +175,7 @@ class ControlFlowMixin:
         self.blocks.pop()
         for name, kind, arg in zip(carried, kinds, after.args, strict=True):
             self.bind(name, Dyn(arg, kind))
-        start_handles = len(self.handles)
-        self.blocks.append(after)
-        self.loop_depth += 1
-        self.visit_body(node.body)
-        self.stmt = node
-        self._check_region_releases(start_handles, node, "a loop iteration")
-        self.emit(scf.YieldOp(*self._yield_values(carried, kinds, node)))
-        self.loop_depth -= 1
-        self.blocks.pop()
+        self._loop_body(after, node, carried, kinds)
         loop = self.emit(scf.WhileOp(inits, types_, Region(before), Region(after)))
         self.vars = saved
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):

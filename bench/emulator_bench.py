@@ -1,80 +1,103 @@
-"""Benchmark: y = a * b + c on bf16 tensors through the emulated device.
+"""Benchmark: one TT-Lang program on our emulator and on tt-lang-sim, side by side.
 
-    .venv/bin/python bench/emulator_bench.py --size 2048 --grid 1x1
+    .venv/bin/python bench/emulator_bench.py [--repeat 5] [--sim PATH/tt-lang-sim]
 
-Prints the best of --repeat runs: wall time end to end (host tilize/untilize
-and DRAM transfers included), of the launch alone, and the end-to-end CPU
-time of this process (steadier than wall time on a shared machine). The
-kernels are the hand-written ones in tests/runtime/kernels/.
+The program is tt-lang-sim's own tutorial
+`ttl/tutorials/elementwise/step_1_single_node_single_tile_block.py`
+(y = a * b + c on bf16 2048x2048 = 4096 tiles, grid (1, 1), one-tile DFBs of
+two blocks, then a host-side ttnn.multiply), read from the installed package
+and run unchanged by both: ours with `ttl run` (the operation compiled once
+into the JIT cache, so timed runs are warm), theirs with `tt-lang-sim`.
+`op_timer.py` times each call of the program's operation; each run is its own
+process, whose peak RSS is recorded. The program checks its own result
+against torch (rtol = atol = 1e-2) and a run that fails it fails the bench,
+so both runtimes' outputs agree with the same reference within bf16
+tolerance.
+
+Prints medians over --repeat runs and the ratios ours/theirs. Needs torch in
+.venv (`.venv/bin/pip install torch==2.13.0`). Without --sim, a venv with
+tt-lang-sim 1.1.6 (and torch 2.13.0) is made in bench/.sim-venv.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import ml_dtypes
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "runtime"))
+TIMER = ROOT / "bench" / "op_timer.py"
+SIM_VENV = ROOT / "bench" / ".sim-venv"
+SIM_REQUIREMENTS = ["tt-lang-sim==1.1.6", "torch==2.13.0"]
+TUTORIAL = "ttl/tutorials/elementwise/step_1_single_node_single_tile_block.py"
+TILES = (2048 // 32) ** 2
 
-from rt_eltwise import run_eltwise
 
-from ttl.runtime import Device, devcc
+def ensure_sim(sim: str | None) -> Path:
+    """The tt-lang-sim executable: --sim, or one in bench/.sim-venv (created on demand)."""
+    if sim:
+        return Path(sim)
+    executable = SIM_VENV / "bin" / "tt-lang-sim"
+    if not executable.exists():
+        print(f"creating {SIM_VENV} with {' '.join(SIM_REQUIREMENTS)}", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(SIM_VENV)], check=True)
+        subprocess.run([str(SIM_VENV / "bin" / "pip"), "install", "--quiet", *SIM_REQUIREMENTS],
+                       check=True)
+    return executable
+
+
+def tutorial_path(sim: Path) -> Path:
+    """The tutorial program inside the tt-lang-sim installation (not copied here)."""
+    python = sim.parent / "python"
+    out = subprocess.run(
+        [str(python), "-c", "import os, ttl; print(os.path.dirname(ttl.__file__))"],
+        capture_output=True, text=True, check=True, cwd="/",  # not our own `ttl` package
+    )
+    return Path(out.stdout.strip()).parent / TUTORIAL
+
+
+def run_once(command: list[str], env: dict[str, str]) -> dict:
+    """One run in its own process: operation-call seconds and peak RSS."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        proc = subprocess.run(command, env={**os.environ, **env, "OP_TIMER_OUT": out.name},
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        return json.loads(Path(out.name).read_text())
+
+
+def measure(name: str, command: list[str], env: dict[str, str], repeat: int) -> dict:
+    runs = [run_once(command, env) for _ in range(repeat)]
+    call = statistics.median(r["calls"][0] for r in runs)
+    rss = statistics.median(r["max_rss_kib"] for r in runs) / 1024
+    print(f"{name:12} operation call {call:7.3f} s  {TILES / call:9.0f} tiles/s  "
+          f"peak RSS {rss:6.0f} MiB   (median of {repeat})")
+    return {"call": call, "rss": rss}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", type=int, default=2048, help="square tensor side (multiple of 32)")
-    ap.add_argument("--grid", default="1x1", help="grid as XxY")
-    ap.add_argument("--dtype", default="bf16", choices=["bf16", "f32"])
-    ap.add_argument("--block-count", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
-    ap.add_argument("--quantum", type=int, default=None,
-                    help="force counted quanta of this many instructions (default: run to block)")
-    ap.add_argument("--profile", action="store_true",
-                    help="profile (exact instruction counts: slower) and print the per-kernel table")
-    args = ap.parse_args()
-    grid = tuple(int(v) for v in args.grid.split("x"))
-    page = 2048 if args.dtype == "bf16" else 4096
-    np_dtype = ml_dtypes.bfloat16 if args.dtype == "bf16" else np.float32
-    rng = np.random.default_rng(0)
-    a, b, c = (rng.standard_normal((args.size, args.size)).astype(np.float32).astype(np_dtype)
-               for _ in range(3))
-    with tempfile.TemporaryDirectory() as tmp:
-        kernels = ROOT / "tests" / "runtime" / "kernels"
-        elfs = {
-            "reader": devcc.compile_kernel(kernels / "eltwise_reader.cc", f"{tmp}/r.elf",
-                                           compile_time_args=[page]),
-            "compute": devcc.compile_kernel(kernels / "eltwise_compute.cc", f"{tmp}/c.elf"),
-            "writer": devcc.compile_kernel(kernels / "eltwise_writer.cc", f"{tmp}/w.elf",
-                                           compile_time_args=[page]),
-        }
-        elapsed = launch = cpu = float("inf")
-        for _ in range(args.repeat):
-            dev = Device(grid=grid, quantum=args.quantum, profile=args.profile)
-            start, start_cpu = time.perf_counter(), time.process_time()
-            y, report = run_eltwise(dev, elfs, a, b, c, args.dtype, args.block_count)
-            elapsed = min(elapsed, time.perf_counter() - start)
-            cpu = min(cpu, time.process_time() - start_cpu)
-            launch = min(launch, report.seconds)
-    want = (a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)).astype(np_dtype)
-    ok = np.array_equal(y.view(np.uint8), want.view(np.uint8))
-    tiles = args.size * args.size // 1024
-    print(f"a*b+c {args.dtype} {args.size}x{args.size} ({tiles} tiles), grid {args.grid}, "
-          f"block_count {args.block_count}: end to end {elapsed:.3f} s "
-          f"({tiles / elapsed:.0f} tiles/s; host tilize/DRAM/untilize included), launch "
-          f"{launch:.3f} s ({tiles / launch:.0f} tiles/s); end-to-end CPU time {cpu:.3f} s; "
-          f"result {'OK' if ok else 'WRONG'}")
-    if args.profile:
-        print(report.table())
-    if not ok:
-        sys.exit(1)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs per side; medians reported")
+    parser.add_argument("--sim", help="a tt-lang-sim executable (default: bench/.sim-venv)")
+    args = parser.parse_args()
+
+    sim = ensure_sim(args.sim)
+    program = tutorial_path(sim)
+    with tempfile.TemporaryDirectory() as cache:
+        ours_env = {"TTL_CACHE_DIR": cache}
+        ours = [str(ROOT / ".venv" / "bin" / "ttl"), "run", str(TIMER), str(program)]
+        run_once(ours, ours_env)  # compile into the JIT cache: the timed runs are warm
+        print(f"program: {program.name} (tt-lang-sim's tutorial, unchanged)")
+        mine = measure("ttl (ours)", ours, ours_env, args.repeat)
+        theirs = measure("tt-lang-sim", [str(sim), str(TIMER), "--", str(program)], {},
+                         args.repeat)
+    print(f"speed: ours is {theirs['call'] / mine['call']:.1f}x faster per operation call; "
+          f"peak RSS ours/theirs = {mine['rss'] / theirs['rss']:.2f}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def test_manifest_schema():
         "num_pages": 32,
         "page_size": 2048,
         "data_format": "Float16_b",
+        "written": False,
     }
     dfbs = {d["name"]: d for d in m["dfbs"]}
     assert [d["physical_index"] for d in m["dfbs"]] == [0, 1, 2, 3, 4]
@@ -135,3 +136,11 @@ def test_identity_tracks_source_and_captures(compile_source):
     one_again = compile_source(src.format(n=1), "op", specs).manifest["operation"]["identity"]
     two = compile_source(src.format(n=2), "op", specs).manifest["operation"]["identity"]
     assert one == one_again and one != two
+
+
+def test_written_marks_copy_destinations_only():
+    """Only tensors a kernel may write are `written` (runtimes read back only those)."""
+    manifest = compile_example(BY_NAME["eltwise_single_tile"]).manifest
+    assert {t["name"]: t["written"] for t in manifest["tensors"]} == {
+        "a": False, "b": False, "c": False, "y": True,
+    }

@@ -1,4 +1,4 @@
-"""The a*b+c launch used by the eltwise tests and bench/emulator_bench.py."""
+"""The a*b+c launch used by the eltwise tests and bench/launch_bench.py."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
 from ttl.compiler.emit.cpp import KernelSource
@@ -111,6 +112,31 @@ def _extern_calls(kernels: list[d.KernelOp]) -> list[dict[str, Any]]:
     return out
 
 
+def _tensor_symbol(value: SSAValue) -> str | None:
+    """The tensor symbol behind a tensor value (``ttl.get_tensor``), else None."""
+    owner = value.owner
+    if isinstance(owner, d.GetTensorOp):
+        return owner.ref.string_value()
+    return None
+
+
+def written_tensors(kernels: list[d.KernelOp]) -> set[str]:
+    """Tensors some kernel may write: copy destinations, and (conservatively) every
+    tensor handed to external C++ as an accessor or a raw address."""
+    written = set()
+    for kernel in kernels:
+        for op in kernel.walk():
+            if isinstance(op, d.CopyOp) and isinstance(op.dst.owner, d.SliceOp):
+                written.add(_tensor_symbol(op.dst.owner.tensor))
+            elif isinstance(op, d.RawAddrOp):
+                written.add(_tensor_symbol(op.tensor))
+            elif isinstance(op, d.CallExternOp):
+                written.update(_tensor_symbol(v) for v in op.operands
+                               if isinstance(v.type, d.TensorType))
+    written.discard(None)
+    return written
+
+
 def build_manifest(
     op: d.OperationOp, sources: list[KernelSource], source_name: str
 ) -> dict[str, Any]:
@@ -119,6 +145,7 @@ def build_manifest(
     dfbs = {f.sym_name.data: f for f in op.body.ops if isinstance(f, d.DFBOp)}
     kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
     grid = op.grid.get_values()
+    written = written_tensors(kernels)
     return {
         "schema": SCHEMA,
         "version": VERSION,
@@ -129,7 +156,9 @@ def build_manifest(
         },
         "target": op.target.data,
         "grid": {"x": grid[0], "y": grid[1]},
-        "tensors": [_tensor_entry(t) for t in tensors],
+        "tensors": [
+            dict(_tensor_entry(t), written=t.sym_name.data in written) for t in tensors
+        ],
         "dfbs": [_dfb_entry(f) for f in _physical(dfbs.values())],
         "logical_dfbs": [
             {"name": n, "physical_index": f.physical_index.value.data}  # type: ignore[union-attr]

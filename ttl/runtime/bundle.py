@@ -36,6 +36,7 @@ class TensorSignature:
     index: int
     shape: tuple[int, ...]
     dtype: str
+    written: bool = True  # may a kernel write it? (only these are read back after a run)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
         raise BundleError(f"{where}: grid {grid} does not fit {target} ({full[0]}x{full[1]})")
     files = _bundle_files(m, where)
     tensors = [TensorSignature(t["name"], int(t["index"]), tuple(int(s) for s in t["shape"]),
-                               data_format(t["dtype"]).name)
+                               data_format(t["dtype"]).name, bool(t.get("written", True)))
                for t in sorted(m["tensors"], key=lambda t: t["index"])]
     dfbs = [DFBConfig(int(d["physical_index"]), int(d["page_size"]), int(d["pages_per_block"]),
                       int(d["block_count"]), d["data_format"]) for d in m["dfbs"]]
@@ -145,8 +146,9 @@ def _check_file(root: Path, rel: str, files: dict[str, str], where: str, what: s
 def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = None):
     """Runs ``bundle`` with ``tensors`` (NumPy arrays or torch tensors, one per parameter).
 
-    Every tensor is copied to DRAM, the kernels run, and every tensor is read
-    back: NumPy arrays and torch tensors passed in are updated in place (so
+    Every tensor is copied to DRAM, the kernels run, and every tensor a kernel
+    may write (the manifest's ``written``) is read back: NumPy arrays and torch
+    tensors passed in are updated in place (so
     outputs appear in the arrays given for them) and returned, in parameter
     order, as a tuple of the same kinds. ``device.last_report`` has the
     per-kernel statistics.
@@ -170,6 +172,9 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
     dev.launch(program)
     results = []
     for sig, original in zip(bundle.tensors, tensors):
+        if not sig.written:  # no kernel writes it: DRAM still holds the input
+            results.append(original)
+            continue
         out = dev.read_tensor(handles[sig.name])
         results.append(_write_back(out, original))
     return tuple(results)

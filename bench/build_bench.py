@@ -23,9 +23,9 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "rules"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from conftest import Bazel, Nginx
+from bazel_harness import Bazel, Nginx
 
 EXAMPLES = "//examples/..."
 TOOLCHAIN = "--extra_toolchains=@ttl_bazel//toolchains/device:riscv_gcc_toolchain"

@@ -15,6 +15,7 @@ Every Bazel server and the nginx cache it starts are shut down at the end.
 
 from __future__ import annotations
 
+import argparse
 import json
 import pathlib
 import statistics
@@ -52,6 +53,7 @@ def compile_durations(profile: pathlib.Path) -> list[float]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="ttl-build-bench-"))
     cache = Nginx(tmp / "nginx")
     (tmp / "nginx").mkdir()

@@ -61,3 +61,14 @@ def caller_loc(depth: int = 2) -> SourceLoc:
         if pline is not None and pcol is not None:
             line, col = pline, pcol
     return SourceLoc(code.co_filename, line, col)
+
+
+def exit_status(code: object) -> int:
+    """The process exit status for a ``SystemExit`` code, as the interpreter computes it:
+    None is 0, an int is itself, anything else is printed to stderr and is 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1

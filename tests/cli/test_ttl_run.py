@@ -77,6 +77,8 @@ def test_bad_flags_are_usage_errors(ttl_run):
     for args in (["--grid=abc", NUMPY_EXAMPLE], ["--target=grayskull", NUMPY_EXAMPLE], []):
         code, _, err = ttl_run(*args)
         assert code == 2 and "usage: ttl run" in err and "Traceback" not in err
+    _, _, err = ttl_run("--grid=abc", NUMPY_EXAMPLE)
+    assert "--grid: cannot parse grid 'abc': write e.g. 4x4 or full" in err
 
 
 def test_missing_program(ttl_run):

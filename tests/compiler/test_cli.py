@@ -124,3 +124,9 @@ def test_broken_source_file_is_a_user_error(tmp_path, source, line, message):
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"{bad}:{line}:")
     assert message in proc.stderr
+
+
+def test_bad_grid_names_the_flag_and_the_fix():
+    proc = ttlc(f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--grid=big")
+    assert proc.returncode == 2
+    assert "ttlc: error: --grid: cannot parse grid 'big': write e.g. 4x4 or full" in proc.stderr

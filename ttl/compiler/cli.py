@@ -56,17 +56,6 @@ def _parse_args(args: Sequence[str]) -> dict[str, TensorSpec]:
     return specs
 
 
-def _grid(text: str | None) -> object:
-    if text is None:
-        return None
-    from ttl.compiler.evaluate import parse_grid
-
-    try:
-        return parse_grid(text)
-    except ValueError as e:
-        raise _FlagError(f"--grid: {e}") from None
-
-
 def main(argv: Sequence[str]) -> int:
     """absl entry point; returns the exit status."""
     from ttl.errors import TTLCompileError
@@ -77,8 +66,10 @@ def main(argv: Sequence[str]) -> int:
         if not FLAGS.src or not FLAGS.operation:
             raise _FlagError("--src and --operation are required")
         specs = _parse_args(FLAGS.arg)
-        grid = _grid(FLAGS.grid)
-    except _FlagError as e:
+        from ttl.compiler.evaluate import parse_grid_flag
+
+        grid = parse_grid_flag(FLAGS.grid)
+    except (_FlagError, ValueError) as e:
         print(f"ttlc: error: {e}", file=sys.stderr)
         return EXIT_BAD_FLAGS
     from ttl.compiler.driver import load_operation

@@ -101,6 +101,19 @@ def parse_grid(grid: Any) -> tuple[int, ...] | str:
     return tuple(grid)
 
 
+def parse_grid_flag(text: str | None) -> tuple[int, ...] | str | None:
+    """The value of a ``--grid`` command-line flag (None when absent).
+
+    Shared by ``ttlc`` and ``ttl run``; the ValueError names the flag.
+    """
+    if text is None:
+        return None
+    try:
+        return parse_grid(text)
+    except ValueError as e:
+        raise ValueError(f"--grid: {e}") from None
+
+
 def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int]:
     """The concrete (x, y) grid for ``request`` on ``target``; diagnoses oversize grids."""
     try:

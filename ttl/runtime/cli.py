@@ -24,7 +24,8 @@ from pathlib import Path
 from absl import app, flags
 
 import ttl
-from ttl.errors import TTLCompileError
+from ttl.compiler.evaluate import parse_grid_flag
+from ttl.errors import TTLCompileError, exit_status
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
 FLAGS = flags.FLAGS
@@ -47,7 +48,7 @@ def parse(argv: list[str]) -> list[str]:
     FLAGS.set_gnu_getopt(False)  # the program's own --flags belong to the program
     try:
         rest = FLAGS([argv[0], *argv[2:]])
-        _grid(FLAGS.grid)
+        parse_grid_flag(FLAGS.grid)
     except (flags.Error, ValueError) as e:
         _usage_error(str(e))
     return rest[1:]
@@ -66,7 +67,7 @@ def main(argv: list[str]) -> int:
     if not os.path.isfile(program):
         print(f"ttl run: error: no such file: {program}", file=sys.stderr)
         return 1
-    grid = _grid(FLAGS.grid)
+    grid = parse_grid_flag(FLAGS.grid)
     from ttl.runtime import jit, ttnn
     from ttl.runtime.errors import DeviceError
 
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> int:
     try:
         runpy.run_path(program, run_name="__main__")
     except SystemExit as e:
-        status = _exit_status(e.code)
+        status = exit_status(e.code)
     except TTLCompileError as e:
         print(e.render(), file=sys.stderr)
         status = 1
@@ -95,26 +96,6 @@ def main(argv: list[str]) -> int:
         sys.stdout.flush()
         print(jit.profile().table())
     return status
-
-
-def _grid(text: str | None) -> object:
-    if text is None:
-        return None
-    from ttl.compiler.evaluate import parse_grid
-
-    try:
-        return parse_grid(text)
-    except ValueError as e:
-        raise ValueError(f"--grid: {e}") from None
-
-
-def _exit_status(code: object) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
 
 
 def _user_traceback(error: BaseException) -> str:

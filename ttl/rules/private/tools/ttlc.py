@@ -119,6 +119,8 @@ def _load_compiler():
 def _call_compiler(argv: list[str]) -> int:
     from absl import flags
 
+    from ttl.errors import exit_status
+
     cli = _load_compiler()
     FLAGS = flags.FLAGS
     FLAGS.unparse_flags()
@@ -131,12 +133,7 @@ def _call_compiler(argv: list[str]) -> int:
         code = cli.main(remaining)
     except SystemExit as stop:
         code = stop.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
+    return exit_status(code)
 
 
 def _finish_outputs(own: dict) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ttl.runtime import devcc, memmap, tilize, untilize
+from ttl.runtime.errors import DeviceFault
 
 _DEFINE = re.compile(r"^#define TTL_(\w+) (0x[0-9A-Fa-f]+|\d+)u?\b", re.MULTILINE)
 
@@ -62,3 +63,19 @@ def test_crt0_mailbox_address_matches_memmap():
     m = re.search(r"lui t0, (0x[0-9A-Fa-f]+)\s+sw ra, (\d+)\(t0\)", crt0)
     assert int(m[1], 16) << 12 == memmap.HART_ARGS_BASE + memmap.MAILBOX_OFFSET
     assert int(m[2]) == 4 * memmap.MB_RESUME
+
+
+def test_take_queue_returns_entries_and_empties_the_queue():
+    queue = np.zeros(64, dtype=np.uint32)
+    queue[0] = 2
+    queue[8:24] = np.arange(16)
+    assert memmap.take_queue(queue, 32, 8, 7, "NOC") == [list(range(8)), list(range(8, 16))]
+    assert queue[0] == 0
+    assert memmap.take_queue(queue, 32, 8, 7, "NOC") == []
+
+
+def test_take_queue_rejects_a_corrupt_count():
+    queue = np.zeros(64, dtype=np.uint32)
+    queue[0] = 8
+    with pytest.raises(DeviceFault, match="coprocessor queue count 8 is corrupt"):
+        memmap.take_queue(queue, 32, 8, 7, "coprocessor")

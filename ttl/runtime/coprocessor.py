@@ -88,15 +88,9 @@ class Coprocessor:
 
     def drain(self, queue32: np.ndarray) -> None:
         """Executes and empties the command queue mapped at ``queue32``."""
-        count = int(queue32[0])
-        if not count:
-            return
-        if count > memmap.COP_CAPACITY:
-            raise DeviceFault(f"coprocessor queue count {count} is corrupt")
-        start = memmap.COP_HEADER_BYTES // 4
-        cmds = queue32[start : start + count * memmap.COP_CMD_WORDS].reshape(count, -1).tolist()
-        queue32[0] = 0
-        self.commands += count
+        cmds = memmap.take_queue(queue32, memmap.COP_HEADER_BYTES, memmap.COP_CMD_WORDS,
+                                 memmap.COP_CAPACITY, "coprocessor")
+        self.commands += len(cmds)
         ops = self._ops
         for op, a, b, c, d, e, f, ra in cmds:
             fn = ops[op] if op < len(ops) else None

@@ -6,6 +6,8 @@ contract); ``tests/runtime/test_memmap.py`` checks the two agree.
 
 from __future__ import annotations
 
+from ttl.runtime.errors import DeviceFault
+
 L1_BASE = 0x00000000
 
 LOCAL_BASE = 0x10000000
@@ -139,3 +141,22 @@ def page_aligned_buffer(nbytes: int):
     raw = np.zeros(nbytes + 4096, dtype=np.uint8)
     start = (-raw.ctypes.data) % 4096
     return raw[start : start + nbytes]
+
+
+def take_queue(queue32, header_bytes: int, cmd_words: int, capacity: int,
+               what: str) -> list[list[int]]:
+    """Empties a device command queue and returns its entries.
+
+    The NOC and coprocessor queues share one layout: word 0 counts the
+    entries, which start at ``header_bytes`` and are ``cmd_words`` words each.
+    ``queue32`` is the queue's mapped memory as 32-bit words.
+    """
+    count = int(queue32[0])
+    if not count:
+        return []
+    if count > capacity:
+        raise DeviceFault(f"{what} queue count {count} is corrupt")
+    start = header_bytes // 4
+    entries = queue32[start : start + count * cmd_words].reshape(count, -1).tolist()
+    queue32[0] = 0
+    return entries

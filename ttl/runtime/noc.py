@@ -27,14 +27,10 @@ class Noc:
 
     def drain(self, node, queue32: np.ndarray) -> None:
         """Runs and empties the request queue mapped at ``queue32`` for ``node``."""
-        count = int(queue32[0])
-        if not count:
+        entries = memmap.take_queue(queue32, memmap.NOC_HEADER_BYTES, memmap.NOC_CMD_WORDS,
+                                    memmap.NOC_CAPACITY, "NOC")
+        if not entries:  # the common case: drained on every hart stop
             return
-        if count > memmap.NOC_CAPACITY:
-            raise DeviceFault(f"NOC queue count {count} is corrupt")
-        start = memmap.NOC_HEADER_BYTES // 4
-        entries = queue32[start : start + count * memmap.NOC_CMD_WORDS].reshape(count, -1).tolist()
-        queue32[0] = 0
         banks, dram_end, l1 = self.dram.bank_views, self.dram.end, node.l1_view
         l1_size, flag = len(l1), memmap.NOC_DRAM_FLAG
         for cmd, src_lo, src_hi, dst_lo, dst_hi, size, extra, ra in entries:

@@ -111,6 +111,16 @@ def test_run_with_torch_tensors_updates_output_in_place(eltwise_bundle):
     assert torch.equal(y, (a.float() * b.float() + c.float()).to(torch.bfloat16))
 
 
+def test_output_that_is_not_contiguous_is_still_updated(eltwise_bundle):
+    """A Fortran-ordered output cannot receive tiles in place: it is copied into instead."""
+    a, b, c = _inputs(2)
+    y = np.zeros(SHAPE, BF16, order="F")
+    out = run(eltwise_bundle, a, b, c, y)
+    want = (a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)).astype(BF16)
+    assert out[3] is y
+    np.testing.assert_array_equal(y.view(np.uint16), want.view(np.uint16))
+
+
 def test_unwritten_inputs_are_not_read_back(eltwise_bundle):
     """`run` reads back only tensors the manifest marks `written`; inputs come back as given."""
     bundle = load_bundle(eltwise_bundle)

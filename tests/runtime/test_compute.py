@@ -120,3 +120,21 @@ def test_bf16_tile_unpack_is_exact():
     _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_UNPACK, 0, BF16.code, 3),
          (memmap.COP_PACK, 3, 4096, BF16.code, 0))
     np.testing.assert_array_equal(get(4096).view(np.uint16), x.view(np.uint16))
+
+
+def test_acquire_clears_every_register_written_since_the_last_acquire():
+    """DST is zero in each acquire section (it clears only written registers, all of them)."""
+    cop, put, get = _cop()
+    x = np.full((32, 32), 3.0, np.float32)
+    put(0, x)
+    one = int(np.float32(1.0).view(np.uint32))
+    # Section 1 writes registers 0, 5 and 7 in that order (7 is DST's last tile).
+    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_UNPACK, 0, F32.code, 0),
+         (memmap.COP_FILL, 7, one), (memmap.COP_FILL, 5, one))
+    assert cop.dst.any()
+    # Section 2: matmul accumulates onto register 7 and pack reads register 5 untouched.
+    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_MATMUL, 0, F32.code, 0, F32.code, 7),
+         (memmap.COP_PACK, 7, 8192, F32.code, 0), (memmap.COP_PACK, 5, 16384, F32.code, 0))
+    np.testing.assert_array_equal(get(8192), x @ x)
+    np.testing.assert_array_equal(get(16384), np.zeros((32, 32), np.float32))
+    assert not cop.dst[:7].any()

@@ -53,6 +53,27 @@ def test_tilize_untilize_round_trip(dtype):
     np.testing.assert_array_equal(untilize(t, x.shape), x)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+def test_tilize_and_untilize_into_given_buffers(dtype):
+    x = np.random.default_rng(1).standard_normal((2, 64, 96)).astype(dtype)
+    staging = np.empty(x.size, dtype)
+    tiles = tilize(x, out=staging)
+    assert np.shares_memory(tiles, staging)
+    np.testing.assert_array_equal(tiles, tilize(x))
+    back = np.empty_like(x)
+    assert untilize(tiles, x.shape, out=back) is back
+    np.testing.assert_array_equal(back, x)
+
+
+def test_untilize_refuses_an_out_it_cannot_fill_in_place():
+    tiles = tilize(np.zeros((64, 32), np.float32))
+    transposed = np.empty((32, 64), np.float32).T  # right shape, not C-contiguous
+    with pytest.raises(ValueError, match="C-contiguous float32 array of 2048 elements"):
+        untilize(tiles, (64, 32), out=transposed)
+    with pytest.raises(ValueError, match="C-contiguous float32"):
+        tilize(np.zeros((64, 32), np.float32), out=np.empty(2048, np.float64))
+
+
 def test_untileable_shape_is_rejected():
     with pytest.raises(ValueError, match="multiples of 32"):
         tilize(np.zeros((30, 32)))

@@ -175,6 +175,11 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
         if not sig.written:  # no kernel writes it: DRAM still holds the input
             results.append(original)
             continue
+        into = _writable_view(original, handles[sig.name])
+        if into is not None:  # untilize straight into the caller's tensor
+            dev.read_tensor(handles[sig.name], out=into)
+            results.append(original)
+            continue
         out = dev.read_tensor(handles[sig.name])
         results.append(_write_back(out, original))
     return tuple(results)
@@ -204,6 +209,22 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
                 "the operation for this shape")
         arrays.append(arr)
     return arrays
+
+
+def _writable_view(original, tensor) -> np.ndarray | None:
+    """A NumPy array sharing ``original``'s memory that can receive ``tensor`` in place
+    (a writeable contiguous NumPy array, or a contiguous CPU torch tensor), else None."""
+    if is_torch(original):
+        if original.device.type != "cpu" or not original.is_contiguous():
+            return None
+        view = to_numpy(original)  # shares the tensor's storage
+    elif isinstance(original, np.ndarray) and original.flags.writeable:
+        view = original
+    else:
+        return None
+    ok = (view.flags.c_contiguous and view.dtype == tensor.format.dtype
+          and tuple(view.shape) == tensor.shape)
+    return view if ok else None
 
 
 def _write_back(result: np.ndarray, original):

@@ -64,12 +64,14 @@ class Coprocessor:
     def __init__(self, l1: np.ndarray, dst_tiles: int):
         self.l1 = l1
         self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
+        self._regs = list(self.dst)  # row views: indexing a list is cheaper than the array
+        # DST registers [0, _dirty) may be non-zero: acquire clears only those.
+        self._dirty = 0
         self.commands = 0
         self._views: dict[tuple[int, int], np.ndarray] = {}
         self._ops = [None] * 16
         for code, fn in (
             (memmap.COP_ACQUIRE, self._acquire),
-            (memmap.COP_RELEASE, self._release),
             (memmap.COP_UNPACK, self._unpack),
             (memmap.COP_BINARY, self._binary),
             (memmap.COP_BINARY_DST, self._binary_dst),
@@ -84,6 +86,7 @@ class Coprocessor:
     def reset(self) -> None:
         """Clears DST and the statistics (a new launch)."""
         self.dst.fill(0)
+        self._dirty = 0
         self.commands = 0
 
     def drain(self, queue32: np.ndarray) -> None:
@@ -103,19 +106,26 @@ class Coprocessor:
 
     # ------------------------------------------------------------ operands
     def _reg(self, index: int) -> np.ndarray:
-        """DST register ``index`` (a view)."""
-        if index >= len(self.dst):
+        """DST register ``index`` (a view) to read."""
+        if index >= len(self._regs):
             raise DeviceFault(
-                f"DST index {index} is out of range: DST holds {len(self.dst)} tiles"
+                f"DST index {index} is out of range: DST holds {len(self._regs)} tiles"
             )
-        return self.dst[index]
+        return self._regs[index]
+
+    def _out(self, index: int) -> np.ndarray:
+        """DST register ``index`` (a view) to write: it may be non-zero until acquire."""
+        if index >= self._dirty:
+            if index >= len(self._regs):
+                self._reg(index)  # raises the out-of-range fault
+            self._dirty = index + 1
+        return self._regs[index]
 
     def _tile_view(self, addr: int, fmt_code: int) -> np.ndarray:
         """The L1 bytes of the tile at ``addr`` viewed as its format's dtype.
 
         Views are cached: DFB rings make a kernel touch few distinct tiles."""
-        key = (addr, fmt_code)
-        view = self._views.get(key)
+        view = self._views.get((addr, fmt_code))
         if view is None:
             fmt = _FORMATS.get(fmt_code)
             if fmt is None:
@@ -124,7 +134,7 @@ class Coprocessor:
             if addr + nbytes > self.l1.size:
                 raise DeviceFault(
                     f"tile [{addr:#x}, {addr + nbytes:#x}) is outside L1 ({self.l1.size:#x} B)")
-            view = self._views[key] = self.l1[addr : addr + nbytes].view(dtype)
+            view = self._views[addr, fmt_code] = self.l1[addr : addr + nbytes].view(dtype)
         return view
 
     def _load(self, addr: int, fmt_code: int) -> np.ndarray:
@@ -142,35 +152,35 @@ class Coprocessor:
 
     # ----------------------------------------------------------------- ops
     def _acquire(self, *_):
-        self.dst.fill(0)
-
-    def _release(self, *_):
-        pass
+        # DST is zero in every acquire/release section (the hardware packer clears it
+        # on release); only registers written since the last clear need zeroing.
+        self.dst[: self._dirty].fill(0)
+        self._dirty = 0
 
     def _unpack(self, addr, fmt, dst, *_):
-        self._reg(dst)[:] = self._tile_view(addr, fmt)
+        self._out(dst)[:] = self._tile_view(addr, fmt)
 
     def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
         fn = self._fn(_BINARY, op, "binary")
         # dtype=float32 makes the ufunc widen bf16 operands itself (exactly),
         # cheaper than converting each operand first.
-        fn(self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b), out=self._reg(dst),
+        fn(self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b), out=self._out(dst),
            dtype=np.float32)
 
     def _binary_dst(self, op, a, b, out, *_):
         fn = self._fn(_BINARY, op, "binary")
-        fn(self._reg(a), self._reg(b), out=self._reg(out))
+        fn(self._reg(a), self._reg(b), out=self._out(out))
 
     def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
         prod = self._rowmajor(addr_a, fmt_a) @ self._rowmajor(addr_b, fmt_b)
-        self._reg(dst)[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
+        self._out(dst)[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
 
     def _unary(self, op, dst, *_):
-        reg = self._reg(dst)
+        reg = self._out(dst)
         reg[:] = self._fn(_UNARY, op, "unary")(reg)
 
     def _fill(self, dst, bits, *_):
-        self._reg(dst)[:] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+        self._out(dst)[:] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
 
     def _bcast(self, addr, fmt, dst, kind, *_):
         rm = self._rowmajor(addr, fmt)
@@ -184,7 +194,7 @@ class Coprocessor:
             out = np.broadcast_to(rm[0, 0], (TILE, TILE))
         else:
             raise DeviceFault(f"unknown broadcast kind {kind}")
-        self._reg(dst)[:] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
+        self._out(dst)[:] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
 
     def _pack(self, dst, addr, fmt_code, l1_acc, *_):
         tile = self._tile_view(addr, fmt_code)

@@ -68,6 +68,7 @@ class Device:
         self.dst_tiles = max(self.target.dst_tiles.values())
         self._images: dict[str, ElfImage] = {}
         self._machines: dict[tuple[tuple[int, int], str], Hart] = {}  # reused across launches
+        self._staging_buffer = np.empty(0, dtype=np.uint8)
         self.last_report: RunReport | None = None
 
     # -------------------------------------------------------------- tensors
@@ -88,15 +89,27 @@ class Device:
         if into is not None and tuple(arr.shape) != into.shape:
             raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
         t = into or self.allocate_tensor(arr.shape, fmt)
-        tiles = tilize(arr.astype(fmt.dtype, copy=False))
+        staging = self._staging(t.num_pages * t.page_size).view(fmt.dtype)
+        tiles = tilize(arr.astype(fmt.dtype, copy=False), out=staging)
         self.dram.write_pages(t.address, t.page_size, tiles.view(np.uint8))
         return t
 
-    def read_tensor(self, tensor: DramTensor, like=None):
-        """Reads ``tensor`` back row-major (torch if ``like`` is a torch tensor)."""
-        raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages)
-        arr = untilize(raw.view(tensor.format.dtype), tensor.shape)
-        return like_input(arr, like)
+    def read_tensor(self, tensor: DramTensor, like=None, out: np.ndarray | None = None):
+        """Reads ``tensor`` back row-major (torch if ``like`` is a torch tensor).
+
+        ``out``: a C-contiguous NumPy array of the tensor's shape and dtype to read
+        into (and return), such as a view of the caller's own output tensor.
+        """
+        staging = self._staging(tensor.num_pages * tensor.page_size)
+        raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
+        arr = untilize(raw.view(tensor.format.dtype), tensor.shape, out=out)
+        return arr if out is not None else like_input(arr, like)
+
+    def _staging(self, nbytes: int) -> np.ndarray:
+        """A reused host buffer for tilizing (fresh memory costs a page fault per 4 KiB)."""
+        if self._staging_buffer.size < nbytes:
+            self._staging_buffer = np.empty(nbytes, dtype=np.uint8)
+        return self._staging_buffer[:nbytes]
 
     # --------------------------------------------------------------- launch
     def launch(self, program: Program) -> RunReport:

@@ -61,9 +61,14 @@ class Dram:
             chunk = pages[bank :: self.num_banks]
             self.view(bank, base, chunk.size).reshape(chunk.shape)[:] = chunk
 
-    def read_pages(self, base: int, page_size: int, num_pages: int) -> np.ndarray:
-        """Loads ``num_pages`` interleaved pages from ``base`` as (num_pages, page_size) uint8."""
-        out = np.empty((num_pages, page_size), dtype=np.uint8)
+    def read_pages(self, base: int, page_size: int, num_pages: int,
+                   out: np.ndarray | None = None) -> np.ndarray:
+        """Loads ``num_pages`` interleaved pages from ``base`` as (num_pages, page_size) uint8
+        (into ``out``, a contiguous uint8 buffer of that size, if given)."""
+        if out is None:
+            out = np.empty((num_pages, page_size), dtype=np.uint8)
+        else:
+            out = out.reshape(num_pages, page_size)
         for bank in range(min(self.num_banks, num_pages)):
             count = len(range(bank, num_pages, self.num_banks))
             out[bank :: self.num_banks] = self.view(bank, base, count * page_size).reshape(

@@ -36,7 +36,7 @@ from unicorn import (
 from unicorn.riscv_const import UC_RISCV_REG_PC
 from unicorn.unicorn_const import UC_ERR_INSN_INVALID
 
-from ttl.runtime import memmap
+from ttl.runtime import memmap, unicorn_raw
 from ttl.runtime.coprocessor import Coprocessor
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import (
@@ -123,8 +123,8 @@ class Hart:
             (memmap.COP_QUEUE_BASE, self.queue, rw),
         ):
             uc.mem_map_ptr(base, buf.size, prot, buf.ctypes.data)
-        uc.mmio_map(memmap.MMIO_BASE, memmap.MMIO_SIZE, self._mmio_read, None,
-                    self._mmio_write, None)
+        self._mmio_callback = unicorn_raw.map_write_only(uc, memmap.MMIO_BASE, memmap.MMIO_SIZE,
+                                                         self._mmio_write)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._watchdog = watchdog()
@@ -223,7 +223,10 @@ class Hart:
             raise self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
         resume = mb[memmap.MB_RESUME]
         if self.profiling:  # charged exactly; otherwise see the branches below
-            self.budget_used += self._count_run(start, count if not resume else 0)
+            # A counted run can also run out inside __ttl_yield, after it stored the
+            # resume address but before its jump reached the stop address.
+            ran_out = count if not resume or self.uc.reg_read(UC_RISCV_REG_PC) != image.stop_pc else 0
+            self.budget_used += self._count_run(start, ran_out)
         if resume == image.exit_pc + 4:
             self.state = HartState.DONE
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
@@ -309,10 +312,8 @@ class Hart:
         return _by_wait(self.waited)
 
     # ------------------------------------------------------------ callbacks
-    def _mmio_read(self, uc, offset, size, user_data):
-        return 0
-
-    def _mmio_write(self, uc, offset, size, value, user_data):
+    def _mmio_write(self, offset: int, size: int, value: int) -> None:
+        """A doorbell rang (called from emulation; must not raise, see unicorn_raw)."""
         try:
             if offset == memmap.MMIO_NOC_FLUSH:
                 self.noc.drain(self.node, self.noc_queue32)
@@ -325,11 +326,12 @@ class Hart:
             else:
                 raise DeviceFault(f"write to unknown MMIO register {memmap.MMIO_BASE + offset:#x}")
         except DeviceFault as e:
-            self._error = self._fault(str(e), e.ra - 4 if e.ra else uc.reg_read(UC_RISCV_REG_PC))
-            uc.emu_stop()
-        except Exception as e:  # noqa: BLE001 - an emulator bug: re-raised after emu_start
+            self._error = self._fault(str(e),
+                                      e.ra - 4 if e.ra else self.uc.reg_read(UC_RISCV_REG_PC))
+            self.uc.emu_stop()
+        except BaseException as e:  # noqa: BLE001 - an emulator bug or ^C: re-raised after emu_start
             self._error = e
-            uc.emu_stop()
+            self.uc.emu_stop()
 
     def _on_invalid(self, uc, access, address, size, value, user_data):
         self._bad_access = (access, address, size)

@@ -100,7 +100,7 @@ ERR_DFB_POP_UNDERFLOW = 7
 NOC_DRAM_FLAG = 0x80000000
 
 COP_ACQUIRE = 1
-COP_RELEASE = 2
+# 2 was COP_RELEASE: DST is cleared on acquire, release sends nothing.
 COP_UNPACK = 3
 COP_BINARY = 4
 COP_BINARY_DST = 5

@@ -83,8 +83,21 @@ def _face_rows(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(np.dtype((np.void, FACE * a.dtype.itemsize)))
 
 
-def tilize(array: np.ndarray) -> np.ndarray:
-    """Returns ``array`` (..., H, W) as (num_tiles, 1024) in TT tile layout with faces."""
+def _destination(out: np.ndarray, dtype: np.dtype, size: int) -> np.ndarray:
+    """``out`` as face-row items, after checking it can receive ``size`` ``dtype`` elements
+    in place (a non-contiguous ``out`` would silently receive nothing)."""
+    if out.dtype != dtype or out.size != size or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous {dtype} array of {size} elements, "
+                         f"got {out.dtype} {out.shape}")
+    return _face_rows(out)
+
+
+def tilize(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Returns ``array`` (..., H, W) as (num_tiles, 1024) in TT tile layout with faces.
+
+    ``out``, if given, is a C-contiguous buffer of the same dtype and size that
+    receives the tiles (saves allocating one per call); it is returned.
+    """
     a = np.asarray(array)
     _check_shape(a.shape)
     *_, h, w = a.shape
@@ -92,18 +105,28 @@ def tilize(array: np.ndarray) -> np.ndarray:
     # tile-major, then face-major, then row.
     t = _face_rows(a).reshape(-1, h // TILE, 2, FACE, w // TILE, 2)
     t = t.transpose(0, 1, 4, 2, 5, 3)
-    return np.ascontiguousarray(t).view(a.dtype).reshape(-1, TILE_ELEMS)
+    if out is None:
+        return np.ascontiguousarray(t).view(a.dtype).reshape(-1, TILE_ELEMS)
+    np.copyto(_destination(out, a.dtype, a.size).reshape(t.shape), t)
+    return out.reshape(-1, TILE_ELEMS)
 
 
-def untilize(tiles: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Inverse of :func:`tilize`: (num_tiles, 1024) tiles back to a row-major ``shape``."""
+def untilize(tiles: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
+    """Inverse of :func:`tilize`: (num_tiles, 1024) tiles back to a row-major ``shape``.
+
+    ``out``, if given, is a C-contiguous array of ``shape`` and the tiles' dtype
+    that receives the result (the caller's own tensor, say); it is returned.
+    """
     shape = tuple(shape)
     _check_shape(shape)
     *_, h, w = shape
     t = np.asarray(tiles)
     t = _face_rows(t.reshape(-1, TILE_ELEMS)).reshape(-1, h // TILE, w // TILE, 2, 2, FACE)
     t = t.transpose(0, 1, 3, 5, 2, 4)
-    return np.ascontiguousarray(t).view(tiles.dtype).reshape(shape)
+    if out is None:
+        return np.ascontiguousarray(t).view(tiles.dtype).reshape(shape)
+    np.copyto(_destination(out, tiles.dtype, int(np.prod(shape))).reshape(t.shape), t)
+    return out
 
 
 # Index maps between a flat tile in face layout and the same tile row-major.

@@ -113,7 +113,7 @@
 
 // Coprocessor opcodes (command word 0).
 #define TTL_COP_ACQUIRE 1
-#define TTL_COP_RELEASE 2
+// 2 was TTL_COP_RELEASE: DST is cleared on acquire, release sends nothing.
 #define TTL_COP_UNPACK 3        // addr, fmt, dst
 #define TTL_COP_BINARY 4        // op, addr_a, fmt_a, addr_b, fmt_b, dst
 #define TTL_COP_BINARY_DST 5    // op, dst_a, dst_b, dst_out

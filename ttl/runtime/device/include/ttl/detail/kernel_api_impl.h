@@ -299,9 +299,9 @@ TTL_IMPL void noc_semaphore_inc(uint64_t sem_noc_addr, uint32_t incr) {
 
 // ----------------------------------------------------------------- compute
 // DST is zeroed on acquire (the hardware packer clears it on release), so
-// matmul accumulation starts from zero in every acquire/release section.
+// matmul accumulation starts from zero in every acquire/release section;
+// release itself has nothing left to do (see TTL_NOTHING below).
 TTL_IMPL void tile_regs_acquire() { cop(TTL_CALL_SITE, TTL_COP_ACQUIRE); }
-TTL_IMPL void tile_regs_release() { cop(TTL_CALL_SITE, TTL_COP_RELEASE); }
 
 TTL_IMPL void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index) {
   volatile uint32_t* d = dfb(cb_id, TTL_CALL_SITE);
@@ -419,7 +419,7 @@ TTL_FORWARD_VOID(noc_semaphore_set, (volatile uint32_t* sem_addr, uint32_t val),
 TTL_FORWARD_VOID(noc_semaphore_inc, (uint64_t sem_noc_addr, uint32_t incr), (sem_noc_addr, incr))
 
 TTL_FORWARD_VOID(tile_regs_acquire, (), ())
-TTL_FORWARD_VOID(tile_regs_release, (), ())
+TTL_NOTHING(tile_regs_release, ())
 // Math and pack run in order on one coprocessor queue: nothing to hand over.
 TTL_NOTHING(tile_regs_commit, ())
 TTL_NOTHING(tile_regs_wait, ())

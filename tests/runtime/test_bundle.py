@@ -11,6 +11,7 @@ import pytest
 from rt_bundle import compile_operation, make_bundle
 
 from ttl.runtime import BundleError, Device, LaunchError, load_bundle, run
+from ttl.runtime.errors import RunawayKernelError
 
 BF16 = ml_dtypes.bfloat16
 SHAPE = (64, 128)
@@ -119,6 +120,22 @@ def test_output_that_is_not_contiguous_is_still_updated(eltwise_bundle):
     want = (a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)).astype(BF16)
     assert out[3] is y
     np.testing.assert_array_equal(y.view(np.uint16), want.view(np.uint16))
+
+
+def test_repeated_runs_reuse_the_same_dram(eltwise_bundle):
+    """A run frees its DRAM tensors, also when it fails: calling an operation in a loop
+    does not grow the device's memory."""
+    bundle = load_bundle(eltwise_bundle)
+    dev = Device(bundle.target, bundle.grid)
+    before = dev.dram.mark()
+    a, b, c = _inputs(4)
+    for _ in range(3):
+        run(bundle, a, b, c, np.zeros(SHAPE, BF16), device=dev)
+        assert dev.dram.mark() == before
+    dev.instruction_budget = 10  # the launch fails after the tensors were written
+    with pytest.raises(RunawayKernelError):
+        run(bundle, a, b, c, np.zeros(SHAPE, BF16), device=dev)
+    assert dev.dram.mark() == before
 
 
 def test_unwritten_inputs_are_not_read_back(eltwise_bundle):

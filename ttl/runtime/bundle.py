@@ -163,6 +163,14 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
     if dev.grid != bundle.grid:
         raise LaunchError(f"{bundle.operation} was compiled for a {bundle.grid} grid, but the "
                           f"device has {dev.grid}")
+    mark = dev.dram.mark()
+    try:
+        return _run_on(dev, bundle, tensors, arrays)
+    finally:
+        dev.dram.release(mark)  # the launch's DRAM tensors die with it
+
+
+def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> tuple:
     handles = {sig.name: dev.write_tensor(arr, sig.dtype) for sig, arr in zip(bundle.tensors, arrays)}
     args = [handles[a["tensor"]].address for a in bundle.per_node_args]
     program = Program(

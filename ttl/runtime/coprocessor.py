@@ -13,6 +13,8 @@ Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ttl.runtime import memmap
@@ -57,52 +59,70 @@ BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR = range(4)
 class Coprocessor:
     """DST register file of one compute hart plus the tile math that uses it.
 
+    A command (its eight queue words) is validated and resolved once into a
+    zero-argument callable with its tile views, registers and ufunc bound;
+    DFB rings make kernels issue the same few commands over and over, so
+    later occurrences cost a dictionary lookup and a call.
+
     The caller runs drains under ``np.errstate(all="ignore")``: inf/nan
     results are data, as on hardware.
     """
+
+    MAX_COMPILED = 1 << 16  # resolved commands kept (the cache restarts when full)
 
     def __init__(self, l1: np.ndarray, dst_tiles: int):
         self.l1 = l1
         self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
         self._regs = list(self.dst)  # row views: indexing a list is cheaper than the array
-        # DST registers [0, _dirty) may be non-zero: acquire clears only those.
-        self._dirty = 0
+        # Registers at or above the high-water mark have not been written since the
+        # last reset, so they are still zero: acquire clears only the ones below it.
+        self._written = self.dst[:0]
         self.commands = 0
         self._views: dict[tuple[int, int], np.ndarray] = {}
-        self._ops = [None] * 16
-        for code, fn in (
-            (memmap.COP_ACQUIRE, self._acquire),
-            (memmap.COP_UNPACK, self._unpack),
-            (memmap.COP_BINARY, self._binary),
-            (memmap.COP_BINARY_DST, self._binary_dst),
-            (memmap.COP_MATMUL, self._matmul),
-            (memmap.COP_UNARY, self._unary),
-            (memmap.COP_FILL, self._fill),
-            (memmap.COP_BCAST, self._bcast),
-            (memmap.COP_PACK, self._pack),
-        ):
-            self._ops[code] = fn
+        self._compiled: dict[tuple[int, ...], object] = {}
+        self._compilers = {
+            memmap.COP_ACQUIRE: self._acquire,
+            memmap.COP_UNPACK: self._unpack,
+            memmap.COP_BINARY: self._binary,
+            memmap.COP_BINARY_DST: self._binary_dst,
+            memmap.COP_MATMUL: self._matmul,
+            memmap.COP_UNARY: self._unary,
+            memmap.COP_FILL: self._fill,
+            memmap.COP_BCAST: self._bcast,
+            memmap.COP_PACK: self._pack,
+        }
 
     def reset(self) -> None:
         """Clears DST and the statistics (a new launch)."""
         self.dst.fill(0)
-        self._dirty = 0
         self.commands = 0
 
-    def drain(self, queue32: np.ndarray) -> None:
-        """Executes and empties the command queue mapped at ``queue32``."""
-        cmds = memmap.take_queue(queue32, memmap.COP_HEADER_BYTES, memmap.COP_CMD_WORDS,
+    def drain(self, queue) -> None:
+        """Executes and empties the command queue mapped at ``queue`` (uint32 words)."""
+        cmds = memmap.take_queue(queue, memmap.COP_HEADER_BYTES, memmap.COP_CMD_WORDS,
                                  memmap.COP_CAPACITY, "coprocessor")
         self.commands += len(cmds)
-        ops = self._ops
-        for op, a, b, c, d, e, f, ra in cmds:
-            fn = ops[op] if op < len(ops) else None
-            if fn is None:
-                raise DeviceFault(f"unknown coprocessor opcode {op}", ra=ra)
-            try:
-                fn(a, b, c, d, e, f)
-            except DeviceFault as err:
-                raise DeviceFault(str(err), ra=ra) from None
+        compiled = self._compiled
+        for cmd in cmds:
+            run = compiled.get(cmd)
+            if run is None:
+                run = self._compile(cmd)
+            run()
+
+    def _compile(self, cmd: tuple[int, ...]):
+        """Validates ``cmd`` and resolves it into a callable (cached); faults name its call site."""
+        op, *args, ra = cmd
+        make = self._compilers.get(op)
+        try:
+            if make is None:
+                raise DeviceFault(f"unknown coprocessor opcode {op}")
+            run = make(*args)
+        except DeviceFault as err:
+            raise DeviceFault(str(err), ra=ra) from None
+        if len(self._compiled) >= self.MAX_COMPILED:
+            self._compiled.clear()
+        self._compiled[cmd] = run
+        return run
 
     # ------------------------------------------------------------ operands
     def _reg(self, index: int) -> np.ndarray:
@@ -114,17 +134,14 @@ class Coprocessor:
         return self._regs[index]
 
     def _out(self, index: int) -> np.ndarray:
-        """DST register ``index`` (a view) to write: it may be non-zero until acquire."""
-        if index >= self._dirty:
-            if index >= len(self._regs):
-                self._reg(index)  # raises the out-of-range fault
-            self._dirty = index + 1
-        return self._regs[index]
+        """DST register ``index`` (a view) to write: raises the high-water mark."""
+        reg = self._reg(index)
+        if index >= len(self._written):
+            self._written = self.dst[: index + 1]
+        return reg
 
     def _tile_view(self, addr: int, fmt_code: int) -> np.ndarray:
-        """The L1 bytes of the tile at ``addr`` viewed as its format's dtype.
-
-        Views are cached: DFB rings make a kernel touch few distinct tiles."""
+        """The L1 bytes of the tile at ``addr`` viewed as its format's dtype."""
         view = self._views.get((addr, fmt_code))
         if view is None:
             fmt = _FORMATS.get(fmt_code)
@@ -137,11 +154,8 @@ class Coprocessor:
             view = self._views[addr, fmt_code] = self.l1[addr : addr + nbytes].view(dtype)
         return view
 
-    def _load(self, addr: int, fmt_code: int) -> np.ndarray:
-        return self._tile_view(addr, fmt_code).astype(np.float32)
-
-    def _rowmajor(self, addr: int, fmt_code: int) -> np.ndarray:
-        return self._load(addr, fmt_code)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+    def _rowmajor(self, view: np.ndarray) -> np.ndarray:
+        return view.astype(np.float32)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
 
     @staticmethod
     def _fn(table: dict, op: int, what: str):
@@ -150,59 +164,76 @@ class Coprocessor:
             raise DeviceFault(f"unknown {what} op {op}")
         return fn
 
-    # ----------------------------------------------------------------- ops
+    # ------------------------------------------------- ops (each returns a callable)
     def _acquire(self, *_):
-        # DST is zero in every acquire/release section (the hardware packer clears it
-        # on release); only registers written since the last clear need zeroing.
-        self.dst[: self._dirty].fill(0)
-        self._dirty = 0
+        # DST is zero in every acquire/release section (the hardware packer clears
+        # it on release).
+        return lambda: self._written.fill(0)
 
     def _unpack(self, addr, fmt, dst, *_):
-        self._out(dst)[:] = self._tile_view(addr, fmt)
+        return partial(np.copyto, self._out(dst), self._tile_view(addr, fmt), casting="unsafe")
 
     def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
-        fn = self._fn(_BINARY, op, "binary")
         # dtype=float32 makes the ufunc widen bf16 operands itself (exactly),
         # cheaper than converting each operand first.
-        fn(self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b), out=self._out(dst),
-           dtype=np.float32)
+        return partial(self._fn(_BINARY, op, "binary"), self._tile_view(addr_a, fmt_a),
+                       self._tile_view(addr_b, fmt_b), out=self._out(dst), dtype=np.float32)
 
     def _binary_dst(self, op, a, b, out, *_):
-        fn = self._fn(_BINARY, op, "binary")
-        fn(self._reg(a), self._reg(b), out=self._out(out))
+        return partial(self._fn(_BINARY, op, "binary"), self._reg(a), self._reg(b),
+                       out=self._out(out))
 
     def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
-        prod = self._rowmajor(addr_a, fmt_a) @ self._rowmajor(addr_b, fmt_b)
-        self._out(dst)[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
+        a, b = self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b)
+        reg = self._out(dst)
+
+        def matmul():
+            prod = self._rowmajor(a) @ self._rowmajor(b)
+            reg[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
+
+        return matmul
 
     def _unary(self, op, dst, *_):
-        reg = self._out(dst)
-        reg[:] = self._fn(_UNARY, op, "unary")(reg)
+        fn, reg = self._fn(_UNARY, op, "unary"), self._out(dst)
+
+        def unary():
+            reg[:] = fn(reg)
+
+        return unary
 
     def _fill(self, dst, bits, *_):
-        self._out(dst)[:] = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+        value = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+        return partial(self._out(dst).fill, value)
 
     def _bcast(self, addr, fmt, dst, kind, *_):
-        rm = self._rowmajor(addr, fmt)
-        if kind == BCAST_NONE:
-            out = rm
-        elif kind == BCAST_ROW:
-            out = np.broadcast_to(rm[0:1, :], (TILE, TILE))
-        elif kind == BCAST_COL:
-            out = np.broadcast_to(rm[:, 0:1], (TILE, TILE))
-        elif kind == BCAST_SCALAR:
-            out = np.broadcast_to(rm[0, 0], (TILE, TILE))
-        else:
+        if kind not in (BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR):
             raise DeviceFault(f"unknown broadcast kind {kind}")
-        self._out(dst)[:] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
+        view, reg = self._tile_view(addr, fmt), self._out(dst)
+
+        def bcast():
+            rm = self._rowmajor(view)
+            if kind == BCAST_NONE:
+                out = rm
+            elif kind == BCAST_ROW:
+                out = np.broadcast_to(rm[0:1, :], (TILE, TILE))
+            elif kind == BCAST_COL:
+                out = np.broadcast_to(rm[:, 0:1], (TILE, TILE))
+            else:
+                out = np.broadcast_to(rm[0, 0], (TILE, TILE))
+            reg[:] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
+
+        return bcast
 
     def _pack(self, dst, addr, fmt_code, l1_acc, *_):
-        tile = self._tile_view(addr, fmt_code)
-        value = self._reg(dst)
-        if l1_acc:
-            value = np.add(tile, value, dtype=np.float32)
-        # Assigning fp32 into a bfloat16 view rounds to nearest, ties to even.
-        tile[:] = value
+        tile, value = self._tile_view(addr, fmt_code), self._reg(dst)
+        # Casting fp32 into a bfloat16 tile rounds to nearest, ties to even.
+        if not l1_acc:
+            return partial(np.copyto, tile, value, casting="unsafe")
+
+        def pack_accumulate():
+            tile[:] = np.add(tile, value, dtype=np.float32)
+
+        return pack_accumulate
 
 
 _FORMATS = {f.code: (f.dtype, f.tile_bytes) for f in (BF16, F32)}

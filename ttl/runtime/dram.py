@@ -54,6 +54,14 @@ class Dram:
         self.end = end
         return base
 
+    def mark(self) -> tuple[int, int]:
+        """The allocator's state, to :meth:`release` everything allocated after it."""
+        return self._next, self.end
+
+    def release(self, mark: tuple[int, int]) -> None:
+        """Frees every buffer allocated since ``mark`` (stack order: a launch's tensors)."""
+        self._next, self.end = mark
+
     def write_pages(self, base: int, page_size: int, pages: np.ndarray) -> None:
         """Stores ``pages`` (num_pages, page_size) uint8 interleaved from ``base``."""
         pages = pages.reshape(len(pages), page_size)

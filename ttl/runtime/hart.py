@@ -74,6 +74,9 @@ _TRAPS = {
 
 
 
+_MB_RESUME = memmap.MB_RESUME
+assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (0, 1, 2, 3)  # run() unpacks them
+
 TCG_BUFFER_BYTES = 8 << 20
 # Instructions per run once a hart is counted (see run()).
 COUNTED_QUANTUM = 200_000
@@ -106,7 +109,8 @@ class Hart:
         # memoryviews read and write single words as Python ints far cheaper
         # than NumPy scalar indexing (hot: every run reads them).
         self._mailbox_words = memoryview(self.mailbox)
-        self._queue_counts = _WordPair(memoryview(self.noc_queue32), memoryview(self.queue32))
+        self._noc_words = memoryview(self.noc_queue32)
+        self._cop_words = memoryview(self.queue32)
 
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
@@ -143,9 +147,11 @@ class Hart:
         """
         self._set_profiling(profile)
         self.kernel, self.image = kernel, image
+        self._stop_pc, self._done_pc = image.stop_pc, image.exit_pc + 4
         self.budget, self.yield_charge = budget, yield_charge
         self.state = HartState.READY
-        self.wait: Wait | None = None
+        self._wait_key: tuple[int, int, int] = (0, 0, 0)  # (kind, a, b) while BLOCKED
+        self._wait_site = 0
         self.pc = image.entry
         # Instructions charged against the budget: exact for quanta that ran out and
         # for every run when profiling, else yield_charge per blocking stop (Unicorn
@@ -198,71 +204,98 @@ class Hart:
         quanta of COUNTED_QUANTUM. With an int, every run is a counted quantum.
         A profiling hart always runs counted quanta (see :meth:`_count_run`).
         Leaves the hart READY, BLOCKED or DONE.
+
+        This runs once per scheduler turn (thousands of times per launch):
+        the common path, a run that ends in a blocking call, does no more
+        than it must.
         """
-        image, mb = self.image, self._mailbox_words
-        mb[memmap.MB_RESUME] = 0
+        mb, uc = self._mailbox_words, self.uc
+        mb[_MB_RESUME] = 0
         self.turns += 1
         count = quantum or (COUNTED_QUANTUM if self.counted or self.profiling else 0)
         start = self.instructions
-        dog = None if count else self._watchdog
         try:
-            if dog:
-                dog.arm(self.uc)
-            self.uc.emu_start(self.pc, image.stop_pc, count=count)
+            if count:
+                uc.emu_start(self.pc, self._stop_pc, count=count)
+            else:
+                dog = self._watchdog
+                dog.arm(uc)
+                try:
+                    uc.emu_start(self.pc, self._stop_pc)
+                finally:
+                    dog.disarm()
         except UcError as e:
             raise self._uc_fault(e) from None
-        finally:
-            if dog:
-                dog.disarm()
-        if self._error is not None:
-            raise self._error
-        if self._trap is not None:
-            cause, pc = self._trap
-            if cause == 2:
-                pc = self._illegal_pc(pc)
-            raise self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
-        resume = mb[memmap.MB_RESUME]
+        if self._error is not None or self._trap is not None:
+            raise self._stop_error()
+        resume = mb[_MB_RESUME]
         if self.profiling:  # charged exactly; otherwise see the branches below
             # A counted run can also run out inside __ttl_yield, after it stored the
             # resume address but before its jump reached the stop address.
-            ran_out = count if not resume or self.uc.reg_read(UC_RISCV_REG_PC) != image.stop_pc else 0
+            ran_out = count if not resume or uc.reg_read(UC_RISCV_REG_PC) != self._stop_pc else 0
             self.budget_used += self._count_run(start, ran_out)
-        if resume == image.exit_pc + 4:
+        if resume == self._done_pc:
             self.state = HartState.DONE
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
-            a, b, kind, site = mb[: memmap.MB_SITE + 1]
-            self.wait = Wait(kind, a, b, site)
+            a, b, kind, site = mb[:_MB_RESUME]
             key = (kind, a, b)
             ready = self._predicates.get(key)  # kernels block on the same few waits
             if ready is None:
-                try:
-                    ready = self._predicates[key] = predicate(self.node, self.wait)
-                except DeviceFault as e:
-                    raise self._fault(str(e), e.ra - 4) from None
-            self._ready = ready
+                ready = self._predicate(key, site)
+            self._ready, self._wait_key, self._wait_site = ready, key, site
             self.pc = resume
             self.state = HartState.BLOCKED
-            if not self.profiling:
-                self.budget_used += self.yield_charge
             self.stalls[key] = self.stalls.get(key, 0) + 1
-            self._blocked_since = self.node.instructions
+            if self.profiling:
+                self._blocked_since = self.node.instructions
+            else:
+                self.budget_used += self.yield_charge
         else:  # the quantum ran out, or the watchdog preempted an uncounted run
-            self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
-            if count and not self.profiling:
-                self.budget_used += count
-            elif not count:
-                self.counted = True
-                self.budget_used += COUNTED_QUANTUM
-                # Unicorn adds its counting hook on the next counted start, but
-                # blocks translated before that carry no hook call: retranslate.
-                self.uc.ctl_flush_tb()
-        self._drain()
+            self._preempted(count)
+        if self._noc_words[0] or self._cop_words[0]:
+            self._drain()
         if self.budget_used > self.budget and self.state is not HartState.DONE:
             raise RunawayKernelError(
                 f"executed more than {self.budget} instructions without finishing (a runaway "
                 "loop?); pass a larger instruction_budget to Device if the kernel needs it",
                 self.context(self.pc),
             )
+
+    def _stop_error(self) -> Exception:
+        """The error that ended the run: an API error or emulator bug, or a CPU trap."""
+        if self._error is not None:
+            return self._error
+        cause, pc = self._trap
+        if cause == 2:
+            pc = self._illegal_pc(pc)
+        return self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
+
+    def _predicate(self, key: tuple[int, int, int], site: int):
+        """Builds (and caches) the host-side check of a new wait."""
+        try:
+            ready = self._predicates[key] = predicate(self.node, Wait(*key, site))
+        except DeviceFault as e:
+            raise self._fault(str(e), e.ra - 4) from None
+        return ready
+
+    def _preempted(self, count: int) -> None:
+        """Bookkeeping of a run that neither blocked nor finished."""
+        self.pc = self.uc.reg_read(UC_RISCV_REG_PC)
+        if count and not self.profiling:
+            self.budget_used += count
+        elif not count:
+            self.counted = True
+            self.budget_used += COUNTED_QUANTUM
+            # Unicorn adds its counting hook on the next counted start, but
+            # blocks translated before that carry no hook call: retranslate.
+            self.uc.ctl_flush_tb()
+
+    @property
+    def wait(self) -> Wait | None:
+        """What the hart is blocked on (None unless BLOCKED)."""
+        if self.state is not HartState.BLOCKED:
+            return None
+        return Wait(*self._wait_key, self._wait_site)
 
     def _count_run(self, start: int, ran_out: int) -> int:
         """Settles the exact instruction count of the run that just ended; returns it.
@@ -283,25 +316,22 @@ class Hart:
     def resume(self) -> None:
         """Makes a blocked hart runnable (its wait can succeed), recording the wait."""
         if self.profiling:
-            w = self.wait
-            key = (w.kind, w.a, w.b)
+            key = self._wait_key
             self.waited[key] = (self.waited.get(key, 0)
                                 + self.node.instructions - self._blocked_since)
-        self.state, self.wait = HartState.READY, None
+        self.state = HartState.READY
 
     def _drain(self) -> None:
         """Completes the hart's queued NOC requests and coprocessor commands."""
         try:
-            if self._queue_counts[0]:
-                self.noc.drain(self.node, self.noc_queue32)
-            if self._queue_counts[1]:
-                self.cop.drain(self.queue32)
+            self.noc.drain(self.node, self._noc_words)
+            self.cop.drain(self._cop_words)
         except DeviceFault as e:
             raise self._fault(str(e), e.ra - 4 if e.ra else self.pc) from None
 
     def can_resume(self) -> bool:
         """Whether the parked wait can now succeed (evaluated with the device's formulas)."""
-        return self.wait is None or self._ready()
+        return self.state is not HartState.BLOCKED or self._ready()
 
     def stall_counts(self) -> dict[str, int]:
         """How often the kernel blocked, per wait (e.g. 'cb_wait_front(DFB 0, 1 page)')."""
@@ -316,9 +346,9 @@ class Hart:
         """A doorbell rang (called from emulation; must not raise, see unicorn_raw)."""
         try:
             if offset == memmap.MMIO_NOC_FLUSH:
-                self.noc.drain(self.node, self.noc_queue32)
+                self.noc.drain(self.node, self._noc_words)
             elif offset == memmap.MMIO_COP_FLUSH:
-                self.cop.drain(self.queue32)
+                self.cop.drain(self._cop_words)
             elif offset == memmap.MMIO_ERROR:
                 mb = self.mailbox
                 raise DeviceFault(self._api_error(value, int(mb[memmap.MB_A]), int(mb[memmap.MB_B])),
@@ -423,18 +453,6 @@ _MAP_HINT = (
     f"{memmap.LOCAL_BASE + memmap.LOCAL_SIZE:#x}) and the runtime pages at "
     f"{memmap.NODE_REGS_BASE:#x}"
 )
-
-
-class _WordPair:
-    """Word 0 of two queues (their entry counts), indexed 0 and 1."""
-
-    __slots__ = ("_a", "_b")
-
-    def __init__(self, a: memoryview, b: memoryview):
-        self._a, self._b = a, b
-
-    def __getitem__(self, i: int) -> int:
-        return (self._b if i else self._a)[0]
 
 
 def _by_wait(counts: dict[tuple[int, int, int], int]) -> dict[str, int]:

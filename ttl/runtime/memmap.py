@@ -143,20 +143,22 @@ def page_aligned_buffer(nbytes: int):
     return raw[start : start + nbytes]
 
 
-def take_queue(queue32, header_bytes: int, cmd_words: int, capacity: int,
-               what: str) -> list[list[int]]:
-    """Empties a device command queue and returns its entries.
+def take_queue(queue, header_bytes: int, cmd_words: int, capacity: int,
+               what: str) -> list[tuple[int, ...]]:
+    """Empties a device command queue and returns its entries as tuples of words.
 
     The NOC and coprocessor queues share one layout: word 0 counts the
     entries, which start at ``header_bytes`` and are ``cmd_words`` words each.
-    ``queue32`` is the queue's mapped memory as 32-bit words.
+    ``queue`` is the queue's mapped memory as 32-bit words: a uint32 memoryview
+    (what the harts pass: cheapest to index) or NumPy array.
     """
-    count = int(queue32[0])
+    words = queue if isinstance(queue, memoryview) else memoryview(queue)
+    count = words[0]
     if not count:
         return []
     if count > capacity:
         raise DeviceFault(f"{what} queue count {count} is corrupt")
     start = header_bytes // 4
-    entries = queue32[start : start + count * cmd_words].reshape(count, -1).tolist()
-    queue32[0] = 0
-    return entries
+    flat = iter(words[start : start + count * cmd_words].tolist())
+    words[0] = 0
+    return list(zip(*[flat] * cmd_words, strict=True))

@@ -15,6 +15,9 @@ from ttl.runtime.dram import DRAM_FIRST_ADDRESS, Dram, DramAccessError
 from ttl.runtime.errors import DeviceFault
 
 
+_READ, _WRITE, _DRAM = memmap.NOC_READ, memmap.NOC_WRITE, memmap.NOC_DRAM_FLAG
+
+
 class Noc:
     """Moves bytes between nodes' L1 and DRAM banks, and counts traffic."""
 
@@ -25,23 +28,23 @@ class Noc:
         self.bytes_read = 0
         self.bytes_written = 0
 
-    def drain(self, node, queue32: np.ndarray) -> None:
-        """Runs and empties the request queue mapped at ``queue32`` for ``node``."""
-        entries = memmap.take_queue(queue32, memmap.NOC_HEADER_BYTES, memmap.NOC_CMD_WORDS,
+    def drain(self, node, queue) -> None:
+        """Runs and empties the request queue mapped at ``queue`` (uint32 words) for ``node``."""
+        entries = memmap.take_queue(queue, memmap.NOC_HEADER_BYTES, memmap.NOC_CMD_WORDS,
                                     memmap.NOC_CAPACITY, "NOC")
         if not entries:  # the common case: drained on every hart stop
             return
         banks, dram_end, l1 = self.dram.bank_views, self.dram.end, node.l1_view
-        l1_size, flag = len(l1), memmap.NOC_DRAM_FLAG
+        l1_size, num_banks = len(l1), len(banks)
         for cmd, src_lo, src_hi, dst_lo, dst_hi, size, extra, ra in entries:
             # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement kernel.
-            if (cmd == memmap.NOC_READ and src_hi & flag and (src_hi & 0xFFFF) < len(banks)
+            if (cmd == _READ and src_hi & _DRAM and (src_hi & 0xFFFF) < num_banks
                     and DRAM_FIRST_ADDRESS <= src_lo and src_lo + size <= dram_end
                     and dst_lo + size <= l1_size):
                 l1[dst_lo : dst_lo + size] = banks[src_hi & 0xFFFF][src_lo : src_lo + size]
                 self.bytes_read += size
                 continue
-            if (cmd == memmap.NOC_WRITE and dst_hi & flag and (dst_hi & 0xFFFF) < len(banks)
+            if (cmd == _WRITE and dst_hi & _DRAM and (dst_hi & 0xFFFF) < num_banks
                     and DRAM_FIRST_ADDRESS <= dst_lo and dst_lo + size <= dram_end
                     and src_lo + size <= l1_size):
                 banks[dst_hi & 0xFFFF][dst_lo : dst_lo + size] = l1[src_lo : src_lo + size]

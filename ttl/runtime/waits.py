@@ -54,14 +54,15 @@ def predicate(node, w: Wait):
     """
     if w.kind in _DFB_WAITS:
         dfb = node.dfbs[w.a]
-        cap, n, words = dfb.capacity, w.b, dfb.words
+        cap, n = dfb.capacity, w.b
+        words = memoryview(dfb.words)  # int reads far cheaper than NumPy scalar indexing
         if n > cap:
             raise DeviceFault(f"{w.describe()} can never succeed: the DFB holds {cap} pages",
                               ra=w.site)
         rec, ack = memmap.DFB_RECEIVED, memmap.DFB_ACKED
 
         def used() -> int:
-            return (int(words[rec]) - int(words[ack])) & 0xFFFFFFFF
+            return (words[rec] - words[ack]) & 0xFFFFFFFF
 
         if w.kind == memmap.WAIT_RESERVE_BACK:
             return lambda: cap - used() >= n

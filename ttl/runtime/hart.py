@@ -127,6 +127,7 @@ class Hart:
             (memmap.COP_QUEUE_BASE, self.queue, rw),
         ):
             uc.mem_map_ptr(base, buf.size, prot, buf.ctypes.data)
+        self._start = unicorn_raw.starter(uc)
         self._mmio_callback = unicorn_raw.map_write_only(uc, memmap.MMIO_BASE, memmap.MMIO_SIZE,
                                                          self._mmio_write)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
@@ -209,19 +210,19 @@ class Hart:
         the common path, a run that ends in a blocking call, does no more
         than it must.
         """
-        mb, uc = self._mailbox_words, self.uc
+        mb = self._mailbox_words
         mb[_MB_RESUME] = 0
         self.turns += 1
         count = quantum or (COUNTED_QUANTUM if self.counted or self.profiling else 0)
         start = self.instructions
         try:
             if count:
-                uc.emu_start(self.pc, self._stop_pc, count=count)
+                self._start(self.pc, self._stop_pc, count)
             else:
                 dog = self._watchdog
-                dog.arm(uc)
+                dog.arm(self.uc)
                 try:
-                    uc.emu_start(self.pc, self._stop_pc)
+                    self._start(self.pc, self._stop_pc, 0)
                 finally:
                     dog.disarm()
         except UcError as e:
@@ -232,7 +233,8 @@ class Hart:
         if self.profiling:  # charged exactly; otherwise see the branches below
             # A counted run can also run out inside __ttl_yield, after it stored the
             # resume address but before its jump reached the stop address.
-            ran_out = count if not resume or uc.reg_read(UC_RISCV_REG_PC) != self._stop_pc else 0
+            pc = self.uc.reg_read(UC_RISCV_REG_PC)
+            ran_out = count if not resume or pc != self._stop_pc else 0
             self.budget_used += self._count_run(start, ran_out)
         if resume == self._done_pc:
             self.state = HartState.DONE

@@ -95,18 +95,19 @@ def run_harts(harts: list[Hart], quantum: int | None) -> int:
     unfinished, nothing can change any more: raise DeadlockError.
     """
     rounds = 0
-    live = [h for h in harts if h.state is not HartState.DONE]
+    blocked, done = HartState.BLOCKED, HartState.DONE
+    live = [h for h in harts if h.state is not done]
     while live:
         rounds += 1
         ran = False
         for hart in live:
-            if hart.state is HartState.BLOCKED:
+            if hart.state is blocked:
                 if not hart.can_resume():
                     continue
                 hart.resume()
             hart.run(quantum)
             ran = True
-            if hart.state is HartState.BLOCKED and hart.can_resume():
+            if hart.state is blocked and hart.can_resume():
                 # Legitimate once: the quantum can expire between the device's check
                 # and its yield while another hart frees the DFB. Twice in a row would
                 # mean host and device disagree, and resuming would spin forever.
@@ -117,7 +118,7 @@ def run_harts(harts: list[Hart], quantum: int | None) -> int:
                         f"considers satisfiable: {hart.describe_wait()}")
             else:
                 hart.spurious_blocks = 0
-        live = [h for h in live if h.state is not HartState.DONE]
+        live = [h for h in live if h.state is not done]
         if live and not ran:
             raise _deadlock(harts)
     return rounds

@@ -1,12 +1,14 @@
-"""An MMIO write callback registered with libunicorn directly.
+"""Two libunicorn entry points used directly, past the binding's per-call Python layers.
 
-The Python binding's ``Uc.mmio_map`` wraps every callback in two Python
-layers (an exception guard and an adapter closure). MMIO writes are the
-emulator's hottest callback (every NOC barrier rings a doorbell), and those
-layers cost more than the work they dispatch, so the hart registers its
-handler through ``uc_mmio_map`` itself. The handler must not raise: ctypes
-would print and drop the exception (Hart._mmio_write records errors and
-stops the run instead).
+- MMIO writes are the emulator's hottest callback (every NOC barrier rings a
+  doorbell). The binding's ``Uc.mmio_map`` wraps each callback in two Python
+  layers (an exception guard and an adapter closure) that cost more than the
+  work they dispatch, so the hart registers its handler through
+  ``uc_mmio_map`` itself. The handler must not raise: ctypes would print and
+  drop the exception (Hart._mmio_write records errors and stops the run
+  instead).
+- ``uc_emu_start`` runs once per scheduler turn; :func:`starter` calls it with
+  the binding's own error checks but without its wrapper method.
 
 Uses the binding's loaded library (``unicorn.unicorn_py3.unicorn.uclib``) of
 the pinned unicorn release; tests/runtime exercises every doorbell through it.
@@ -51,3 +53,21 @@ def map_write_only(uc: Uc, base: int, size: int,
     if status != UC_ERR_OK:
         raise UcError(status)
     return callback
+
+
+def starter(uc: Uc) -> Callable[[int, int, int], None]:
+    """``start(begin, until, count)``: ``uc.emu_start`` without the wrapper's overhead.
+
+    Raises UcError on a failed start, and re-raises an exception a binding-level
+    hook (``uc.hook_add``) raised during the run, as ``emu_start`` does."""
+    emu_start, handle = uclib.uc_emu_start, uc._uch
+
+    def start(begin: int, until: int, count: int) -> None:
+        uc._hook_exception = None
+        status = emu_start(handle, begin, until, 0, count)
+        if status != UC_ERR_OK:
+            raise UcError(status)
+        if uc._hook_exception is not None:
+            raise uc._hook_exception
+
+    return start

@@ -54,6 +54,7 @@ _UNARY = {
 }
 
 BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR = range(4)
+_WORDS = memmap.COP_CMD_WORDS
 
 
 class Coprocessor:
@@ -99,11 +100,12 @@ class Coprocessor:
 
     def drain(self, queue) -> None:
         """Executes and empties the command queue mapped at ``queue`` (uint32 words)."""
-        cmds = memmap.take_queue(queue, memmap.COP_HEADER_BYTES, memmap.COP_CMD_WORDS,
-                                 memmap.COP_CAPACITY, "coprocessor")
-        self.commands += len(cmds)
+        words = memmap.take_queue(queue, memmap.COP_HEADER_BYTES, _WORDS, memmap.COP_CAPACITY,
+                                  "coprocessor")
+        self.commands += len(words) // _WORDS
         compiled = self._compiled
-        for cmd in cmds:
+        for i in range(0, len(words), _WORDS):
+            cmd = tuple(words[i : i + _WORDS])
             run = compiled.get(cmd)
             if run is None:
                 run = self._compile(cmd)

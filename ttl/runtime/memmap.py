@@ -143,14 +143,14 @@ def page_aligned_buffer(nbytes: int):
     return raw[start : start + nbytes]
 
 
-def take_queue(queue, header_bytes: int, cmd_words: int, capacity: int,
-               what: str) -> list[tuple[int, ...]]:
-    """Empties a device command queue and returns its entries as tuples of words.
+def take_queue(queue, header_bytes: int, cmd_words: int, capacity: int, what: str) -> list[int]:
+    """Empties a device command queue and returns its entries' words, flat.
 
     The NOC and coprocessor queues share one layout: word 0 counts the
-    entries, which start at ``header_bytes`` and are ``cmd_words`` words each.
-    ``queue`` is the queue's mapped memory as 32-bit words: a uint32 memoryview
-    (what the harts pass: cheapest to index) or NumPy array.
+    entries, which start at ``header_bytes`` and are ``cmd_words`` words each;
+    entry ``i`` is ``words[i * cmd_words : (i + 1) * cmd_words]``. ``queue`` is
+    the queue's mapped memory as 32-bit words: a uint32 memoryview (what the
+    harts pass: cheapest to index) or NumPy array.
     """
     words = queue if isinstance(queue, memoryview) else memoryview(queue)
     count = words[0]
@@ -159,6 +159,6 @@ def take_queue(queue, header_bytes: int, cmd_words: int, capacity: int,
     if count > capacity:
         raise DeviceFault(f"{what} queue count {count} is corrupt")
     start = header_bytes // 4
-    flat = iter(words[start : start + count * cmd_words].tolist())
+    flat = words[start : start + count * cmd_words].tolist()
     words[0] = 0
-    return list(zip(*[flat] * cmd_words, strict=True))
+    return flat

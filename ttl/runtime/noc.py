@@ -16,6 +16,7 @@ from ttl.runtime.errors import DeviceFault
 
 
 _READ, _WRITE, _DRAM = memmap.NOC_READ, memmap.NOC_WRITE, memmap.NOC_DRAM_FLAG
+_WORDS = memmap.NOC_CMD_WORDS
 
 
 class Noc:
@@ -30,30 +31,43 @@ class Noc:
 
     def drain(self, node, queue) -> None:
         """Runs and empties the request queue mapped at ``queue`` (uint32 words) for ``node``."""
-        entries = memmap.take_queue(queue, memmap.NOC_HEADER_BYTES, memmap.NOC_CMD_WORDS,
-                                    memmap.NOC_CAPACITY, "NOC")
-        if not entries:  # the common case: drained on every hart stop
+        words = memmap.take_queue(queue, memmap.NOC_HEADER_BYTES, _WORDS, memmap.NOC_CAPACITY,
+                                  "NOC")
+        if not words:  # the common case: drained on every hart stop
             return
         banks, dram_end, l1 = self.dram.bank_views, self.dram.end, node.l1_view
         l1_size, num_banks = len(l1), len(banks)
-        for cmd, src_lo, src_hi, dst_lo, dst_hi, size, extra, ra in entries:
-            # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement kernel.
-            if (cmd == _READ and src_hi & _DRAM and (src_hi & 0xFFFF) < num_banks
-                    and DRAM_FIRST_ADDRESS <= src_lo and src_lo + size <= dram_end
-                    and dst_lo + size <= l1_size):
-                l1[dst_lo : dst_lo + size] = banks[src_hi & 0xFFFF][src_lo : src_lo + size]
-                self.bytes_read += size
-                continue
-            if (cmd == _WRITE and dst_hi & _DRAM and (dst_hi & 0xFFFF) < num_banks
-                    and DRAM_FIRST_ADDRESS <= dst_lo and dst_lo + size <= dram_end
-                    and src_lo + size <= l1_size):
-                banks[dst_hi & 0xFFFF][dst_lo : dst_lo + size] = l1[src_lo : src_lo + size]
-                self.bytes_written += size
-                continue
-            try:
-                self.execute(node, cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size, extra)
-            except DeviceFault as e:
-                raise DeviceFault(str(e), ra=ra) from None
+        read = written = 0
+        try:
+            for i in range(0, len(words), _WORDS):
+                cmd, src_lo, src_hi, dst_lo, dst_hi, size = words[i : i + 6]
+                # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement
+                # kernel. `hi ^ DRAM flag` is the bank for a DRAM address, huge otherwise.
+                if cmd == _READ:
+                    bank = src_hi ^ _DRAM
+                    if (bank < num_banks and DRAM_FIRST_ADDRESS <= src_lo
+                            and src_lo + size <= dram_end and dst_lo + size <= l1_size):
+                        l1[dst_lo : dst_lo + size] = banks[bank][src_lo : src_lo + size]
+                        read += size
+                        continue
+                elif cmd == _WRITE:
+                    bank = dst_hi ^ _DRAM
+                    if (bank < num_banks and DRAM_FIRST_ADDRESS <= dst_lo
+                            and dst_lo + size <= dram_end and src_lo + size <= l1_size):
+                        banks[bank][dst_lo : dst_lo + size] = l1[src_lo : src_lo + size]
+                        written += size
+                        continue
+                self.bytes_read += read
+                self.bytes_written += written
+                read = written = 0
+                try:
+                    self.execute(node, cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size,
+                                 words[i + 6])
+                except DeviceFault as e:
+                    raise DeviceFault(str(e), ra=words[i + 7]) from None
+        finally:
+            self.bytes_read += read
+            self.bytes_written += written
 
     def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
         """Runs one NOC request issued by ``node``."""

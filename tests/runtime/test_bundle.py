@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 
@@ -83,6 +84,30 @@ def test_rejects_modified_elf(eltwise_bundle, tmp_path):
         f.write(b"\0")
     with pytest.raises(BundleError, match=r"read\.elf \(kernel 'read'\) does not match its hash"):
         load_bundle(bad)
+
+
+def test_rejects_an_elf_slot_holding_something_else(eltwise_bundle, tmp_path):
+    """A file whose hash matches but is no ELF fails at load, not at launch."""
+    bad = _copy(eltwise_bundle, tmp_path)
+    text = b"not an ELF\n"
+    (bad / "elf" / "read.elf").write_bytes(text)
+    m = json.loads((bad / "manifest.json").read_text())
+    m["bundle"]["files"]["elf/read.elf"] = "sha256:" + hashlib.sha256(text).hexdigest()
+    _edit_manifest(bad, bundle=m["bundle"])
+    with pytest.raises(BundleError, match=r"read\.elf is not an ELF file"):
+        load_bundle(bad)
+
+
+def test_bundle_kernels_carry_the_verified_elf_images(eltwise_bundle):
+    """Runs use the images load_bundle parsed from the bytes it hashed (no second read)."""
+    bundle = load_bundle(eltwise_bundle)
+    for k in bundle.kernels:
+        assert k.image.sha256 == hashlib.sha256(k.elf.read_bytes()).hexdigest()
+    dev = Device(bundle.target, bundle.grid)
+    a, b, c = _inputs(5)
+    run(bundle, a, b, c, np.zeros(SHAPE, BF16), device=dev)
+    images = {id(h.image) for h in dev._machines.values()}
+    assert images == {id(k.image) for k in bundle.kernels}
 
 
 def test_rejects_unknown_version_and_target(eltwise_bundle, tmp_path):

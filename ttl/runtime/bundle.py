@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +18,7 @@ import numpy as np
 from ttl import targets as _targets
 from ttl.runtime.device import Device
 from ttl.runtime.dfb import DFBConfig
+from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import BundleError, LaunchError
 from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.tensors import is_torch, like_input, to_numpy
@@ -41,11 +42,12 @@ class TensorSignature:
 
 @dataclass(frozen=True)
 class BundleKernel:
-    """A logical kernel of a bundle and its ELF."""
+    """A logical kernel of a bundle and its ELF (the verified bytes, parsed once)."""
 
     name: str
     slot: str
     elf: Path
+    image: ElfImage = field(repr=False, compare=False)
 
 
 @dataclass
@@ -108,8 +110,12 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     kernels = []
     for k in m["kernels"]:
         rel = f"elf/{os.path.splitext(k['source'])[0]}.elf"
-        _check_file(root, rel, files, where, f"kernel '{k['name']}'")
-        kernels.append(BundleKernel(k["name"], k["processor_slot"], root / rel))
+        raw = _check_file(root, rel, files, where, f"kernel '{k['name']}'")
+        try:
+            image = ElfImage.from_bytes(raw, str(root / rel))
+        except LaunchError as e:
+            raise BundleError(str(e)) from None
+        kernels.append(BundleKernel(k["name"], k["processor_slot"], root / rel, image))
     args = sorted(m["runtime_args"]["per_node"], key=lambda a: a["index"])
     names = {t.name for t in tensors}
     for a in args:
@@ -131,16 +137,18 @@ def _bundle_files(m: dict, where: str) -> dict[str, str]:
     return section["files"]
 
 
-def _check_file(root: Path, rel: str, files: dict[str, str], where: str, what: str) -> None:
+def _check_file(root: Path, rel: str, files: dict[str, str], where: str, what: str) -> bytes:
+    """The bytes of bundle file ``rel``, checked against its hash in the manifest."""
     if rel not in files:
         raise BundleError(f"{where}: {what} has no {rel} in the bundle's file list")
     try:
-        digest = "sha256:" + hashlib.sha256((root / rel).read_bytes()).hexdigest()
+        raw = (root / rel).read_bytes()
     except OSError:
         raise BundleError(f"{root / rel} ({what}) is missing from the bundle") from None
-    if digest != files[rel]:
+    if "sha256:" + hashlib.sha256(raw).hexdigest() != files[rel]:
         raise BundleError(f"{root / rel} ({what}) does not match its hash in manifest.json: the "
                           "bundle was modified after it was built; rebuild it")
+    return raw
 
 
 def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = None):
@@ -174,7 +182,7 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
     handles = {sig.name: dev.write_tensor(arr, sig.dtype) for sig, arr in zip(bundle.tensors, arrays)}
     args = [handles[a["tensor"]].address for a in bundle.per_node_args]
     program = Program(
-        kernels=[KernelSpec(k.name, k.elf, k.slot, args) for k in bundle.kernels],
+        kernels=[KernelSpec(k.name, k.image, k.slot, args) for k in bundle.kernels],
         dfbs=bundle.dfbs,
     )
     dev.launch(program)

@@ -163,8 +163,10 @@ class Device:
                               f"has {self.target.l1_bytes}: use fewer or smaller blocks")
         return bases
 
-    def _image(self, path) -> ElfImage:
-        key = str(path)
+    def _image(self, elf) -> ElfImage:
+        if isinstance(elf, ElfImage):
+            return elf
+        key = str(elf)
         image = ElfImage.load(key)
         cached = self._images.get(key)
         if cached is not None and cached.sha256 == image.sha256:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttl.runtime.dfb import DFBConfig
+from ttl.runtime.elfinfo import ElfImage
 
 Coord = tuple[int, int]
 
@@ -17,11 +18,12 @@ class KernelSpec:
 
     ``runtime_args`` is one list for every node, or a mapping from node (x, y)
     to its list. ``nodes`` limits the kernel to some nodes (default: all).
-    Compile-time args are baked into the ELF by the build.
+    Compile-time args are baked into the ELF by the build. ``elf`` is a path
+    or an already loaded ``ElfImage`` (bundles pass the images they verified).
     """
 
     name: str
-    elf: str | os.PathLike
+    elf: str | os.PathLike | ElfImage
     slot: str
     runtime_args: Sequence[int] | Mapping[Coord, Sequence[int]] = ()
     common_args: Sequence[int] = ()

@@ -77,7 +77,7 @@ _TRAPS = {
 _MB_RESUME = memmap.MB_RESUME
 assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (0, 1, 2, 3)  # run() unpacks them
 
-TCG_BUFFER_BYTES = 8 << 20
+TCG_BUFFER_BYTES = 1 << 20
 # Instructions per run once a hart is counted (see run()).
 COUNTED_QUANTUM = 200_000
 
@@ -114,7 +114,10 @@ class Hart:
 
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
-        # of address space per hart (192 harts on a full Wormhole grid).
+        # of address space per hart (192 harts on a full Wormhole grid). 1 MiB
+        # (QEMU's minimum) also never gets a transparent huge page, which the
+        # kernel must zero (and, on a busy machine, find) on the first
+        # translation. Code that outgrows it is flushed and retranslated.
         uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)
         rw = UC_PROT_READ | UC_PROT_WRITE
         guard = memmap.STACK_GUARD - memmap.LOCAL_BASE  # offset of the unmapped page

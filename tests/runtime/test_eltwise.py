@@ -69,4 +69,3 @@ def test_torch_in_torch_out(eltwise_elfs):
     assert isinstance(y, torch.Tensor) and y.dtype == torch.bfloat16
     want = (a.float() * b.float() + c.float()).to(torch.bfloat16)
     assert torch.equal(y, want)
-

@@ -93,7 +93,7 @@ def test_noc_dram_interleaved_read_write(build):
     data = np.arange(n * 16, dtype=np.uint32).reshape(n, 16)
     dev.dram.write_pages(src, PAGE, data.view(np.uint8))
     # Interleaving: page 13 is the second page in bank 1.
-    assert dev.dram.view(1, src + PAGE, PAGE).view(np.uint32)[0] == 13 * 16
+    assert dev.dram.read(1, src + PAGE, PAGE).view(np.uint32)[0] == 13 * 16
     dev.launch(Program([KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
                        [DFBConfig(0, PAGE, 1, 1, "f32")]))
     np.testing.assert_array_equal(_words(dev, dst, n), data[::-1])

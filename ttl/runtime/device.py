@@ -89,8 +89,13 @@ class Device:
         if into is not None and tuple(arr.shape) != into.shape:
             raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
         t = into or self.allocate_tensor(arr.shape, fmt)
+        arr = arr.astype(fmt.dtype, copy=False)
+        pages = self.dram.pages_view(t.address, t.page_size, t.num_pages)
+        if pages is not None:  # contiguous in DRAM's host memory: tilize straight into it
+            tilize(arr, out=pages.reshape(-1).view(fmt.dtype))
+            return t
         staging = self._staging(t.num_pages * t.page_size).view(fmt.dtype)
-        tiles = tilize(arr.astype(fmt.dtype, copy=False), out=staging)
+        tiles = tilize(arr, out=staging)
         self.dram.write_pages(t.address, t.page_size, tiles.view(np.uint8))
         return t
 
@@ -100,8 +105,11 @@ class Device:
         ``out``: a C-contiguous NumPy array of the tensor's shape and dtype to read
         into (and return), such as a view of the caller's own output tensor.
         """
-        staging = self._staging(tensor.num_pages * tensor.page_size)
-        raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
+        raw = self.dram.pages_view(tensor.address, tensor.page_size, tensor.num_pages)
+        if raw is None:
+            staging = self._staging(tensor.num_pages * tensor.page_size)
+            raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages,
+                                       staging)
         arr = untilize(raw.view(tensor.format.dtype), tensor.shape, out=out)
         return arr if out is not None else like_input(arr, like)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from ttl.runtime import memmap
-from ttl.runtime.dram import DRAM_FIRST_ADDRESS, Dram, DramAccessError
+from ttl.runtime.dram import DRAM_FIRST_ADDRESS, STRIPE, STRIPE_SHIFT, Dram, DramAccessError
 from ttl.runtime.errors import DeviceFault
 
 
 _READ, _WRITE, _DRAM = memmap.NOC_READ, memmap.NOC_WRITE, memmap.NOC_DRAM_FLAG
 _WORDS = memmap.NOC_CMD_WORDS
+_STRIPE_MASK = STRIPE - 1
 
 
 class Noc:
@@ -35,26 +36,34 @@ class Noc:
                                   "NOC")
         if not words:  # the common case: drained on every hart stop
             return
-        banks, dram_end, l1 = self.dram.bank_views, self.dram.end, node.l1_view
-        l1_size, num_banks = len(l1), len(banks)
+        dram = self.dram
+        host, dram_end, num_banks, l1 = dram.host_view, dram.end, dram.num_banks, node.l1_view
+        l1_size = len(l1)
         read = written = 0
         try:
             for i in range(0, len(words), _WORDS):
                 cmd, src_lo, src_hi, dst_lo, dst_hi, size = words[i : i + 6]
                 # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement
-                # kernel. `hi ^ DRAM flag` is the bank for a DRAM address, huge otherwise.
+                # kernel: one DRAM stripe (dram.py). `hi ^ DRAM flag` is the bank for a
+                # DRAM address, huge otherwise.
                 if cmd == _READ:
                     bank = src_hi ^ _DRAM
                     if (bank < num_banks and DRAM_FIRST_ADDRESS <= src_lo
-                            and src_lo + size <= dram_end and dst_lo + size <= l1_size):
-                        l1[dst_lo : dst_lo + size] = banks[bank][src_lo : src_lo + size]
+                            and src_lo + size <= dram_end and dst_lo + size <= l1_size
+                            and (src_lo & _STRIPE_MASK) + size <= STRIPE):
+                        at = ((src_lo >> STRIPE_SHIFT) * num_banks + bank) << STRIPE_SHIFT | (
+                            src_lo & _STRIPE_MASK)
+                        l1[dst_lo : dst_lo + size] = host[at : at + size]
                         read += size
                         continue
                 elif cmd == _WRITE:
                     bank = dst_hi ^ _DRAM
                     if (bank < num_banks and DRAM_FIRST_ADDRESS <= dst_lo
-                            and dst_lo + size <= dram_end and src_lo + size <= l1_size):
-                        banks[bank][dst_lo : dst_lo + size] = l1[src_lo : src_lo + size]
+                            and dst_lo + size <= dram_end and src_lo + size <= l1_size
+                            and (dst_lo & _STRIPE_MASK) + size <= STRIPE):
+                        at = ((dst_lo >> STRIPE_SHIFT) * num_banks + bank) << STRIPE_SHIFT | (
+                            dst_lo & _STRIPE_MASK)
+                        host[at : at + size] = l1[src_lo : src_lo + size]
                         written += size
                         continue
                 self.bytes_read += read
@@ -72,16 +81,18 @@ class Noc:
     def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
         """Runs one NOC request issued by ``node``."""
         if cmd == memmap.NOC_READ:
-            node.resolve(dst & 0xFFFFFFFF, size)[:] = self._target(src, size, "read from")
+            node.resolve(dst & 0xFFFFFFFF, size)[:] = self._load(src, size, "read from")
             self.bytes_read += size
         elif cmd == memmap.NOC_WRITE:
-            self._target(dst, size, "write to")[:] = node.resolve(src & 0xFFFFFFFF, size)
+            self._store(dst, node.resolve(src & 0xFFFFFFFF, size), "write to")
             self.bytes_written += size
         elif cmd == memmap.NOC_WRITE_MCAST:
             self._multicast(node, src & 0xFFFFFFFF, dst, size, extra)
         elif cmd == memmap.NOC_SEM_INC:
-            word = self._target(dst, 4, "semaphore increment at").view(np.uint32)
-            word[0] = (int(word[0]) + extra) & 0xFFFFFFFF
+            what = "semaphore increment at"
+            value = int(self._load(dst, 4, what).view(np.uint32)[0])
+            self._store(dst, np.array([(value + extra) & 0xFFFFFFFF], np.uint32).view(np.uint8),
+                        what)
         else:
             raise DeviceFault(f"unknown NOC command {cmd}")
 
@@ -92,13 +103,29 @@ class Noc:
             raise DeviceFault(f"NOC {what} node ({x},{y}), which is outside the {gx}x{gy} grid")
         return node
 
-    def _target(self, noc_addr: int, size: int, what: str) -> np.ndarray:
+    def _load(self, noc_addr: int, size: int, what: str) -> np.ndarray:
+        """The bytes at a unicast NOC address (a node's memory or DRAM)."""
         hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
         if hi & memmap.NOC_DRAM_FLAG:
             try:
-                return self.dram.view(hi & 0xFFFF, addr, size)
+                return self.dram.read(hi & 0xFFFF, addr, size)
             except DramAccessError as e:
                 raise DeviceFault(f"NOC {what} DRAM: {e}") from None
+        return self._unicast(hi, addr, size, what)
+
+    def _store(self, noc_addr: int, data: np.ndarray, what: str) -> None:
+        """Writes ``data`` (bytes) at a unicast NOC address."""
+        hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
+        if hi & memmap.NOC_DRAM_FLAG:
+            try:
+                self.dram.write(hi & 0xFFFF, addr, data)
+            except DramAccessError as e:
+                raise DeviceFault(f"NOC {what} DRAM: {e}") from None
+            return
+        self._unicast(hi, addr, data.size, what)[:] = data
+
+    def _unicast(self, hi: int, addr: int, size: int, what: str) -> np.ndarray:
+        """A node's bytes addressed by a NOC address's high word (no multicast rectangle)."""
         x0, y0, x1, y1 = hi & 0xFF, hi >> 8 & 0xFF, hi >> 16 & 0xFF, hi >> 24 & 0xFF
         if (x0, y0) != (x1, y1):
             raise DeviceFault(f"NOC {what} a multicast address (use noc_async_write_multicast)")

@@ -58,9 +58,11 @@ class Dram:
         self._next = -(-end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
         need = self._next * self.num_banks  # host bytes of every bank up to _next
         if self.host.size < need:
-            # Grow geometrically; np.zeros is lazily zeroed, so spare capacity is cheap.
+            # Grow geometrically; np.zeros is lazily zeroed, so spare capacity is cheap,
+            # and only the allocated part needs copying.
+            used = base * self.num_banks
             grown = np.zeros(max(need, 2 * self.host.size), dtype=np.uint8)
-            grown[: self.host.size] = self.host
+            grown[:used] = self.host[:used]
             self.host, self.host_view = grown, memoryview(grown)
         self.end = end
         return base

@@ -230,3 +230,21 @@ def test_stack_overflow_hits_the_guard_page(build):
     with pytest.raises(KernelFaultError, match="stack overflow: write to unmapped address") as info:
         Device().launch(Program([KernelSpec("deep", build(RECURSE, name="rec"), "dm0")]))
     assert "rec.cc:" in str(info.value)
+
+
+def test_elf_without_the_crt0_symbols_is_a_launch_error(build, tmp_path):
+    import shutil
+    import subprocess
+
+    from ttl.runtime import LaunchError
+
+    elf = build(PUSH_ONE, name="push")
+    assert ElfImage.load(elf).stop_pc > ElfImage.load(elf).exit_pc  # read from .symtab
+    strip = shutil.which("riscv64-unknown-elf-strip")
+    if strip is None:
+        pytest.skip("riscv64-unknown-elf-strip is not installed")
+    stripped = tmp_path / "stripped.elf"
+    subprocess.run([strip, "-o", str(stripped), str(elf)], check=True)
+    with pytest.raises(LaunchError, match=r"stripped\.elf has no '__ttl_exit' symbol: link it "
+                                          r"with the current ttl/runtime/device/link/crt0\.S"):
+        ElfImage.load(stripped)

@@ -43,28 +43,24 @@ class Noc:
         try:
             for i in range(0, len(words), _WORDS):
                 cmd, src_lo, src_hi, dst_lo, dst_hi, size = words[i : i + 6]
-                # Fast paths for the DRAM <-> own-L1 tile traffic of every data-movement
+                # Fast path for the DRAM <-> own-L1 tile traffic of every data-movement
                 # kernel: one DRAM stripe (dram.py). `hi ^ DRAM flag` is the bank for a
                 # DRAM address, huge otherwise.
-                if cmd == _READ:
-                    bank = src_hi ^ _DRAM
-                    if (bank < num_banks and DRAM_FIRST_ADDRESS <= src_lo
-                            and src_lo + size <= dram_end and dst_lo + size <= l1_size
-                            and (src_lo & _STRIPE_MASK) + size <= STRIPE):
-                        at = ((src_lo >> STRIPE_SHIFT) * num_banks + bank) << STRIPE_SHIFT | (
-                            src_lo & _STRIPE_MASK)
-                        l1[dst_lo : dst_lo + size] = host[at : at + size]
-                        read += size
-                        continue
-                elif cmd == _WRITE:
-                    bank = dst_hi ^ _DRAM
-                    if (bank < num_banks and DRAM_FIRST_ADDRESS <= dst_lo
-                            and dst_lo + size <= dram_end and src_lo + size <= l1_size
-                            and (dst_lo & _STRIPE_MASK) + size <= STRIPE):
-                        at = ((dst_lo >> STRIPE_SHIFT) * num_banks + bank) << STRIPE_SHIFT | (
-                            dst_lo & _STRIPE_MASK)
-                        host[at : at + size] = l1[src_lo : src_lo + size]
-                        written += size
+                reading = cmd == _READ
+                if reading or cmd == _WRITE:
+                    dram_lo, bank, l1_lo = ((src_lo, src_hi ^ _DRAM, dst_lo) if reading
+                                            else (dst_lo, dst_hi ^ _DRAM, src_lo))
+                    if (bank < num_banks and DRAM_FIRST_ADDRESS <= dram_lo
+                            and dram_lo + size <= dram_end and l1_lo + size <= l1_size
+                            and (dram_lo & _STRIPE_MASK) + size <= STRIPE):
+                        at = ((dram_lo >> STRIPE_SHIFT) * num_banks + bank) << STRIPE_SHIFT | (
+                            dram_lo & _STRIPE_MASK)
+                        if reading:
+                            l1[l1_lo : l1_lo + size] = host[at : at + size]
+                            read += size
+                        else:
+                            host[at : at + size] = l1[l1_lo : l1_lo + size]
+                            written += size
                         continue
                 self.bytes_read += read
                 self.bytes_written += written

@@ -1,4 +1,4 @@
-"""Profiling: exact instruction counts per kernel and per-wait waiting measures."""
+"""Profiling: exact instruction counts per kernel and cycles waited per wait."""
 
 from __future__ import annotations
 
@@ -102,3 +102,58 @@ def test_waiting_side_has_the_large_wait_measure(build, slow):
     assert waited >= (PAGES - 2) * spin * 2
     assert sum(stats[slow].waited.values()) < waited // 100
     assert stats[fast].stalls[fast_wait] >= 1
+
+
+@pytest.mark.parametrize("quantum", [None, 1000])
+def test_a_waiting_kernel_finishes_at_its_producers_cycle(build, quantum):
+    """Harts run in parallel in the timing model: a consumer that only waits for a slow
+    producer ends (instructions + cycles waited) a few cycles after the producer's last
+    push, however the emulator interleaved them."""
+    spin = 20_000
+    stats = _stats(Device(grid=(1, 1), profile=True, quantum=quantum)
+                   .launch(_program(build, spin, 10)))
+    producer, consumer = stats["producer"], stats["consumer"]
+    consumer_end = consumer.instructions + sum(consumer.waited.values())
+    # The producer's clock at its last push is its instruction count less a few
+    # instructions after it; the consumer then pops and spins 10 iterations.
+    assert 0 <= consumer_end - producer.instructions < 500
+    assert sum(producer.waited.values()) < 500
+
+
+SIGNALLER = """
+#include <cstdint>
+#include "ttl/kernel_api.h"
+// Node (0,0) spins, then increments semaphore 0 of node (1,0) over the NOC.
+void kernel_main() {
+  if (ttl_node_x() != 0) return;
+  for (volatile uint32_t i = 0; i < get_arg_val<uint32_t>(0); i = i + 1) {}
+  noc_semaphore_inc(get_noc_addr(1, 0, get_semaphore(0)), 1);
+  noc_async_write_barrier();
+}
+"""
+
+WAITER = """
+#include <cstdint>
+#include "ttl/kernel_api.h"
+// Node (1,0) waits for its semaphore 0.
+void kernel_main() {
+  if (ttl_node_x() != 1) return;
+  noc_semaphore_wait(reinterpret_cast<volatile uint32_t*>(get_semaphore(0)), 1);
+}
+"""
+
+
+def test_wait_on_another_nodes_semaphore_is_measured(build):
+    """A semaphore increment from another node over the NOC wakes the waiter at the
+    signalling hart's cycle."""
+    spin = 30_000
+    report = Device(grid=(2, 1), profile=True).launch(Program(
+        kernels=[KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0", [spin]),
+                 KernelSpec("wait", build(WAITER, name="wait"), "dm1")],
+        semaphores=[0]))
+    by_node = {(k.kernel, k.node): k for k in report.kernels}
+    signaller, waiter = by_node["signal", (0, 0)], by_node["wait", (1, 0)]
+    (waited,) = waiter.waited.values()
+    assert signaller.instructions > spin * 2
+    # The waiter resumes at the signaller's cycle and runs a few instructions more.
+    assert 0 <= waiter.instructions + waited - signaller.instructions < 500

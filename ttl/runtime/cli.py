@@ -33,7 +33,7 @@ flags.DEFINE_enum("target", DEFAULT_TARGET, sorted(TARGETS), "Device target to e
 flags.DEFINE_string("grid", None, "Run every operation on this grid instead of its own: XxY "
                     "(e.g. 4x4) or 'full'.")
 flags.DEFINE_boolean("profile", False, "After the program, print the per-call profile table "
-                     "(kernels, exact instructions executed, blocks and instructions waited per DFB wait, "
+                     "(kernels, exact instructions executed, blocks and cycles waited per DFB wait, "
                      "tiles moved, coprocessor ops); slows emulation.")
 
 USAGE = ("usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]")

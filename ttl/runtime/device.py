@@ -34,10 +34,10 @@ class Device:
     ``yield_charge`` instructions (docs/runtime.md explains the accounting).
 
     ``profile`` (settable between launches) measures every kernel's executed
-    instructions exactly and, per wait, the instructions the node's other
-    harts ran while it was blocked (``KernelStats.instructions``/``waited``);
-    it costs emulation speed (a Python call per executed block), so it is off
-    by default.
+    instructions exactly and, per wait, the cycles it waited under the
+    profile's timing model (``KernelStats.instructions``/``waited``; see
+    ``Hart.clock``); it costs emulation speed (a Python call per executed
+    block), so it is off by default.
     """
 
     def __init__(self, target: str = _targets.DEFAULT_TARGET, grid=(1, 1), *,
@@ -138,7 +138,7 @@ class Device:
             kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.turns, h.budget_used,
                                  h.cop.commands, h.stall_counts(),
                                  h.instructions if self.profile else None,
-                                 h.waited_instructions() if self.profile else {})
+                                 h.waited_cycles() if self.profile else {})
                      for h in harts],
             noc_bytes_read=self.noc.bytes_read - read0,
             noc_bytes_written=self.noc.bytes_written - written0,

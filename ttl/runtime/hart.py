@@ -20,6 +20,7 @@ from unicorn import (
     UC_HOOK_BLOCK,
     UC_HOOK_INTR,
     UC_HOOK_MEM_INVALID,
+    UC_HOOK_MEM_WRITE,
     UC_MEM_FETCH_PROT,
     UC_MEM_FETCH_UNMAPPED,
     UC_MEM_READ_PROT,
@@ -75,6 +76,9 @@ _TRAPS = {
 
 
 _MB_RESUME = memmap.MB_RESUME
+# Stores here can satisfy a wait: the DFB table and the semaphores (inclusive end).
+_SYNC_BEGIN = memmap.NODE_REGS_BASE + memmap.DFB_TABLE_OFFSET
+_SYNC_END = memmap.NODE_REGS_BASE + memmap.SEM_OFFSET + 4 * memmap.SEM_MAX - 1
 assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (0, 1, 2, 3)  # run() unpacks them
 
 TCG_BUFFER_BYTES = 1 << 20
@@ -136,7 +140,7 @@ class Hart:
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._watchdog = watchdog()
-        self._block_hook = None  # UC_HOOK_BLOCK handle while profiling
+        self._block_hook = self._sync_hook = None  # profiling hooks (UC_HOOK_BLOCK, MEM_WRITE)
         self.profiling = False
         self.kernel = "-"
         self.state = HartState.DONE
@@ -146,8 +150,8 @@ class Hart:
         """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST.
 
         With ``profile`` the hart counts the instructions it executes exactly
-        (:attr:`instructions`) and, per wait, the instructions the node's other
-        harts executed while it was blocked (:attr:`waited`).
+        (:attr:`instructions`) and, per wait, the cycles it waited (:attr:`waited`,
+        see :attr:`clock`).
         """
         self._set_profiling(profile)
         self.kernel, self.image = kernel, image
@@ -164,10 +168,13 @@ class Hart:
         self.turns = 0  # emulation runs (scheduler turns)
         self.stalls: dict[tuple[int, int, int], int] = {}  # (kind, a, b) -> blocks
         self.instructions = 0  # executed (profiling only)
-        # (kind, a, b) -> instructions the node's other harts ran while this one was
-        # blocked on that wait (profiling only); _blocked_since is node.instructions then.
+        # Profiling only: (kind, a, b) -> cycles waited on that wait, their total, the
+        # clock when the hart last blocked, and the clock of the store that made its
+        # current wait satisfiable (None until one did).
         self.waited: dict[tuple[int, int, int], int] = {}
-        self._blocked_since = 0
+        self.cycles_waited = 0
+        self._blocked_at = 0
+        self.ready_at: int | None = None
         self._ready = None  # predicate of the current wait
         self._predicates: dict[tuple[int, int, int], object] = {}  # per (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
@@ -191,13 +198,35 @@ class Hart:
         self._trap: tuple[int, int] | None = None  # (cause, pc)
 
     def _set_profiling(self, on: bool) -> None:
-        """Adds or removes the block hook (load() retranslates all code afterwards)."""
+        """Adds or removes the profiling hooks (load() retranslates all code afterwards):
+        one per executed block (instruction count) and one per store to a DFB
+        counter or semaphore (when a waiting hart's wait became satisfiable)."""
         if on and self._block_hook is None:
             self._block_hook = self.uc.hook_add(UC_HOOK_BLOCK, self._on_block)
+            self._sync_hook = self.uc.hook_add(UC_HOOK_MEM_WRITE, self._on_sync_write,
+                                               begin=_SYNC_BEGIN, end=_SYNC_END)
         elif not on and self._block_hook is not None:
             self.uc.hook_del(self._block_hook)
-            self._block_hook = None
+            self.uc.hook_del(self._sync_hook)
+            self._block_hook = self._sync_hook = None
         self.profiling = on
+
+    @property
+    def clock(self) -> int:
+        """The hart's cycle under the profile's timing model (profiling only).
+
+        Every hart retires one instruction per cycle, in parallel with the
+        others; NOC transfers and tile math take no cycles. A blocked hart
+        resumes at the cycle of the store (DFB counter, semaphore, NOC
+        semaphore increment) that made its wait satisfiable, if that is later
+        than when it blocked: the difference is the cycles it waited.
+        """
+        return self.instructions + self.cycles_waited
+
+    def note_satisfiable(self, cycle: int) -> None:
+        """Profiling: another hart's store at ``cycle`` may have satisfied this hart's wait."""
+        if self.state is HartState.BLOCKED and self.ready_at is None and self._ready():
+            self.ready_at = cycle
 
     # -------------------------------------------------------------- running
     def run(self, quantum: int | None) -> None:
@@ -252,7 +281,7 @@ class Hart:
             self.state = HartState.BLOCKED
             self.stalls[key] = self.stalls.get(key, 0) + 1
             if self.profiling:
-                self._blocked_since = self.node.instructions
+                self._blocked_at, self.ready_at = self.clock, None
             else:
                 self.budget_used += self.yield_charge
         else:  # the quantum ran out, or the watchdog preempted an uncounted run
@@ -314,25 +343,37 @@ class Hart:
         """
         if ran_out:
             self.instructions = start + ran_out
-        executed = self.instructions - start
-        self.node.instructions += executed
-        return executed
+        if self.node.sync_cycle is not None:  # a store in the run's last block
+            self.node.wake()
+        return self.instructions - start
 
     def resume(self) -> None:
         """Makes a blocked hart runnable (its wait can succeed), recording the wait."""
         if self.profiling:
+            ready = self._blocked_at if self.ready_at is None else self.ready_at
+            waited = max(0, ready - self._blocked_at)
             key = self._wait_key
-            self.waited[key] = (self.waited.get(key, 0)
-                                + self.node.instructions - self._blocked_since)
+            self.waited[key] = self.waited.get(key, 0) + waited
+            self.cycles_waited += waited
         self.state = HartState.READY
 
     def _drain(self) -> None:
         """Completes the hart's queued NOC requests and coprocessor commands."""
         try:
-            self.noc.drain(self.node, self._noc_words)
+            self._drain_noc()
             self.cop.drain(self._cop_words)
         except DeviceFault as e:
             raise self._fault(str(e), e.ra - 4 if e.ra else self.pc) from None
+
+    def _drain_noc(self) -> None:
+        """Runs the NOC queue; profiling, stamps harts its semaphore writes may wake."""
+        noc = self.noc
+        noc.drain(self.node, self._noc_words)
+        if noc.signalled:
+            if self.profiling:
+                for node in noc.signalled:
+                    node.wake(self.clock)
+            noc.signalled.clear()
 
     def can_resume(self) -> bool:
         """Whether the parked wait can now succeed (evaluated with the device's formulas)."""
@@ -342,8 +383,8 @@ class Hart:
         """How often the kernel blocked, per wait (e.g. 'cb_wait_front(DFB 0, 1 page)')."""
         return _by_wait(self.stalls)
 
-    def waited_instructions(self) -> dict[str, int]:
-        """Per wait: instructions the node's other harts executed while this one was blocked."""
+    def waited_cycles(self) -> dict[str, int]:
+        """Per wait: cycles waited on it (profiling; see :attr:`clock`)."""
         return _by_wait(self.waited)
 
     # ------------------------------------------------------------ callbacks
@@ -351,7 +392,7 @@ class Hart:
         """A doorbell rang (called from emulation; must not raise, see unicorn_raw)."""
         try:
             if offset == memmap.MMIO_NOC_FLUSH:
-                self.noc.drain(self.node, self._noc_words)
+                self._drain_noc()
             elif offset == memmap.MMIO_COP_FLUSH:
                 self.cop.drain(self._cop_words)
             elif offset == memmap.MMIO_ERROR:
@@ -374,6 +415,12 @@ class Hart:
 
     def _on_block(self, uc, address, size, user_data):
         self.instructions += size >> 2  # RV32IM: no compressed instructions
+        if self.node.sync_cycle is not None:  # the previous block's stores are visible now
+            self.node.wake()
+
+    def _on_sync_write(self, uc, access, address, size, value, user_data):
+        # Called before the store lands: the next block (or the run's end) checks waits.
+        self.node.sync_cycle = self.clock
 
     def _on_interrupt(self, uc, intno, user_data):
         self._trap = (intno, uc.reg_read(UC_RISCV_REG_PC))

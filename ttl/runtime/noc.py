@@ -29,6 +29,9 @@ class Noc:
         self.grid = grid
         self.bytes_read = 0
         self.bytes_written = 0
+        # Nodes whose memory a slow-path request wrote (semaphores, DFB words may have
+        # changed there); the issuing hart checks their waiting harts and clears it.
+        self.signalled: set = set()
 
     def drain(self, node, queue) -> None:
         """Runs and empties the request queue mapped at ``queue`` (uint32 words) for ``node``."""
@@ -78,6 +81,7 @@ class Noc:
         """Runs one NOC request issued by ``node``."""
         if cmd == memmap.NOC_READ:
             node.resolve(dst & 0xFFFFFFFF, size)[:] = self._load(src, size, "read from")
+            self.signalled.add(node)
             self.bytes_read += size
         elif cmd == memmap.NOC_WRITE:
             self._store(dst, node.resolve(src & 0xFFFFFFFF, size), "write to")
@@ -107,7 +111,7 @@ class Noc:
                 return self.dram.read(hi & 0xFFFF, addr, size)
             except DramAccessError as e:
                 raise DeviceFault(f"NOC {what} DRAM: {e}") from None
-        return self._unicast(hi, addr, size, what)
+        return self._unicast_node(hi, what).resolve(addr, size)
 
     def _store(self, noc_addr: int, data: np.ndarray, what: str) -> None:
         """Writes ``data`` (bytes) at a unicast NOC address."""
@@ -118,14 +122,16 @@ class Noc:
             except DramAccessError as e:
                 raise DeviceFault(f"NOC {what} DRAM: {e}") from None
             return
-        self._unicast(hi, addr, data.size, what)[:] = data
+        target = self._unicast_node(hi, what)
+        target.resolve(addr, data.size)[:] = data
+        self.signalled.add(target)
 
-    def _unicast(self, hi: int, addr: int, size: int, what: str) -> np.ndarray:
-        """A node's bytes addressed by a NOC address's high word (no multicast rectangle)."""
+    def _unicast_node(self, hi: int, what: str):
+        """The node a NOC address's high word names (no multicast rectangle)."""
         x0, y0, x1, y1 = hi & 0xFF, hi >> 8 & 0xFF, hi >> 16 & 0xFF, hi >> 24 & 0xFF
         if (x0, y0) != (x1, y1):
             raise DeviceFault(f"NOC {what} a multicast address (use noc_async_write_multicast)")
-        return self._node(x0, y0, what).resolve(addr, size)
+        return self._node(x0, y0, what)
 
     def _multicast(self, node, src: int, noc_addr: int, size: int, num_dests: int) -> None:
         hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
@@ -144,5 +150,7 @@ class Noc:
                 f"is excluded) but num_dests is {num_dests}"
             )
         for x, y in dests:
-            self._node(x, y, "multicast to").resolve(addr, size)[:] = data
+            target = self._node(x, y, "multicast to")
+            target.resolve(addr, size)[:] = data
+            self.signalled.add(target)
         self.bytes_written += size * len(dests)

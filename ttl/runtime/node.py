@@ -24,7 +24,9 @@ class Node:
         self.dfb_count = dfb_count
         self.dfbs = [DFBState(self.regs32, i) for i in range(dfb_count)]
         self.harts: dict = {}  # slot name -> Hart
-        self.instructions = 0  # executed by the node's harts this launch (profiling only)
+        # Profiling: the cycle of a store to a DFB counter or semaphore whose effect
+        # on waiting harts is not checked yet (see wake).
+        self.sync_cycle: int | None = None
         self._info = (coord[0], coord[1], grid[0], grid[1], dram_banks, l1_bytes, dfb_count)
 
     def reset(self, dfbs: list[DFBConfig], dfb_bases: dict[int, int], semaphores: list[int]):
@@ -32,7 +34,7 @@ class Node:
         self.l1[:] = 0
         self.regs[:] = 0
         self.harts = {}
-        self.instructions = 0
+        self.sync_cycle = None
         info = memmap.NODE_INFO_OFFSET // 4
         self.regs32[info : info + len(self._info)] = self._info
         self.regs32[info + memmap.INFO_SEM_COUNT] = len(semaphores)
@@ -40,6 +42,14 @@ class Node:
             self.dfbs[cfg.index].configure(cfg, dfb_bases[cfg.index])
         sem = memmap.SEM_OFFSET // 4
         self.regs32[sem : sem + len(semaphores)] = np.asarray(semaphores, dtype=np.uint64) & 0xFFFFFFFF
+
+    def wake(self, cycle: int | None = None) -> None:
+        """Profiling: a store at ``cycle`` (default: :attr:`sync_cycle`) changed DFB counters
+        or semaphores; blocked harts whose wait it satisfied record that cycle."""
+        if cycle is None:
+            cycle, self.sync_cycle = self.sync_cycle, None
+        for hart in self.harts.values():
+            hart.note_satisfiable(cycle)
 
     def resolve(self, addr: int, size: int) -> np.ndarray:
         """The node's bytes [addr, addr + size) in L1 or the register page."""

@@ -4,9 +4,9 @@ Each call's figures are its launch's ``RunReport`` (docs/jit.md, "Profile",
 defines them). With profiling on (``jit.configure(profile=True)``, what
 ``ttl run --profile`` does) the emulator measures, per kernel, the exact
 RISC-V instructions executed and, per blocking wait (DFB or semaphore), the
-instructions the node's other harts executed while the kernel was blocked on
-it: a proxy for time waited, since the emulator has no cycle model. Without
-profiling those two are absent (``None`` / empty); blocking events per wait,
+cycles waited under the profile's timing model (``Hart.clock``: one
+instruction per cycle per hart, harts in parallel, NOC and tile math free).
+Without profiling those two are absent (``None`` / empty); blocking events per wait,
 tiles moved and coprocessor ops are always there.
 """
 

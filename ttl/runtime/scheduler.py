@@ -21,7 +21,7 @@ class KernelStats:
     stalls: dict[str, int] = field(default_factory=dict)  # wait -> times blocked on it
     # Profiled launches only (None / empty otherwise):
     instructions: int | None = None  # RISC-V instructions executed, exact
-    # wait -> instructions the node's other harts executed while this one was blocked on it
+    # wait -> cycles waited on it (the profile's timing model, Hart.clock)
     waited: dict[str, int] = field(default_factory=dict)
 
 
@@ -64,9 +64,10 @@ class RunReport:
     __str__ = table
 
 
-WAIT_LEGEND = ("waits: per blocking call, times blocked, and (profiled) instructions the "
-               "node's other harts executed while this kernel was blocked on it (a proxy "
-               "for time waited; the emulator has no cycle model)")
+WAIT_LEGEND = ("waits: per blocking call, times blocked, and (profiled) cycles waited on it: "
+               "each hart retires one instruction per cycle, in parallel with the others; NOC "
+               "transfers and tile math take no cycles; a blocked kernel resumes at the cycle "
+               "of the store that satisfied its wait")
 
 
 def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
@@ -75,7 +76,7 @@ def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
     for k in kernels:
         waits = ", ".join(
             f"{w}: {n} block{'s' if n != 1 else ''}"
-            + (f", others ran {k.waited.get(w, 0)} instr" if profiled else "")
+            + (f", waited {k.waited.get(w, 0)} cycles" if profiled else "")
             for w, n in k.stalls.items()) or "-"
         rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.turns),
                      "-" if k.instructions is None else str(k.instructions),

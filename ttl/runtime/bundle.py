@@ -110,9 +110,9 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     kernels = []
     for k in m["kernels"]:
         rel = f"elf/{os.path.splitext(k['source'])[0]}.elf"
-        raw = _check_file(root, rel, files, where, f"kernel '{k['name']}'")
+        raw, digest = _check_file(root, rel, files, where, f"kernel '{k['name']}'")
         try:
-            image = ElfImage.from_bytes(raw, str(root / rel))
+            image = ElfImage.from_bytes(raw, str(root / rel), digest)
         except LaunchError as e:
             raise BundleError(str(e)) from None
         kernels.append(BundleKernel(k["name"], k["processor_slot"], root / rel, image))
@@ -137,18 +137,21 @@ def _bundle_files(m: dict, where: str) -> dict[str, str]:
     return section["files"]
 
 
-def _check_file(root: Path, rel: str, files: dict[str, str], where: str, what: str) -> bytes:
-    """The bytes of bundle file ``rel``, checked against its hash in the manifest."""
+def _check_file(root: Path, rel: str, files: dict[str, str], where: str,
+                what: str) -> tuple[bytes, str]:
+    """The bytes of bundle file ``rel`` and their SHA-256 (hex), checked against the
+    manifest's hash."""
     if rel not in files:
         raise BundleError(f"{where}: {what} has no {rel} in the bundle's file list")
     try:
         raw = (root / rel).read_bytes()
     except OSError:
         raise BundleError(f"{root / rel} ({what}) is missing from the bundle") from None
-    if "sha256:" + hashlib.sha256(raw).hexdigest() != files[rel]:
+    digest = hashlib.sha256(raw).hexdigest()
+    if "sha256:" + digest != files[rel]:
         raise BundleError(f"{root / rel} ({what}) does not match its hash in manifest.json: the "
                           "bundle was modified after it was built; rebuild it")
-    return raw
+    return raw, digest
 
 
 def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = None):
@@ -187,11 +190,11 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
     )
     dev.launch(program)
     results = []
-    for sig, original in zip(bundle.tensors, tensors):
+    for sig, original, array in zip(bundle.tensors, tensors, arrays):
         if not sig.written:  # no kernel writes it: DRAM still holds the input
             results.append(original)
             continue
-        into = _writable_view(original, handles[sig.name])
+        into = _writable_view(original, array, handles[sig.name])
         if into is not None:  # untilize straight into the caller's tensor
             dev.read_tensor(handles[sig.name], out=into)
             results.append(original)
@@ -227,13 +230,14 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
     return arrays
 
 
-def _writable_view(original, tensor) -> np.ndarray | None:
+def _writable_view(original, array: np.ndarray, tensor) -> np.ndarray | None:
     """A NumPy array sharing ``original``'s memory that can receive ``tensor`` in place
-    (a writeable contiguous NumPy array, or a contiguous CPU torch tensor), else None."""
+    (a writeable contiguous NumPy array, or a contiguous CPU torch tensor), else None.
+    ``array`` is ``to_numpy(original)``, which shares a CPU contiguous tensor's storage."""
     if is_torch(original):
         if original.device.type != "cpu" or not original.is_contiguous():
             return None
-        view = to_numpy(original)  # shares the tensor's storage
+        view = array
     elif isinstance(original, np.ndarray) and original.flags.writeable:
         view = original
     else:

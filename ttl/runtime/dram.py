@@ -119,13 +119,17 @@ class Dram:
         start = base * self.num_banks
         return self.host[start : start + num_pages * page_size].reshape(num_pages, page_size)
 
+    def page_location(self, base: int, page_size: int, page: int) -> tuple[int, int]:
+        """(bank, address) of page ``page`` of the interleaved buffer at ``base``."""
+        return page % self.num_banks, base + (page // self.num_banks) * page_size
+
     def write_pages(self, base: int, page_size: int, pages: np.ndarray) -> None:
         """Stores ``pages`` (num_pages, page_size) uint8 interleaved from ``base``."""
         pages = pages.reshape(len(pages), page_size)
         blocks = self._blocks(base, page_size, len(pages))
         if blocks is None:  # pages that do not fill whole stripes: page by page
             for i, page in enumerate(pages):
-                self.write(i % self.num_banks, base + (i // self.num_banks) * page_size, page)
+                self.write(*self.page_location(base, page_size, i), page)
             return
         for host, lo, hi in blocks:
             host[...] = pages[lo:hi].reshape(host.shape)
@@ -139,8 +143,7 @@ class Dram:
         blocks = self._blocks(base, page_size, num_pages)
         if blocks is None:
             for i in range(num_pages):
-                out[i] = self.read(i % self.num_banks, base + (i // self.num_banks) * page_size,
-                                   page_size)
+                out[i] = self.read(*self.page_location(base, page_size, i), page_size)
             return out
         for host, lo, hi in blocks:
             out[lo:hi].reshape(host.shape)[...] = host

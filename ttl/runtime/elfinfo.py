@@ -70,7 +70,9 @@ class ElfImage:
         return cls.from_bytes(raw, path)
 
     @classmethod
-    def from_bytes(cls, raw: bytes, path: str) -> ElfImage:
+    def from_bytes(cls, raw: bytes, path: str, sha256: str | None = None) -> ElfImage:
+        """Parses ``raw`` (the ELF at ``path``); ``sha256``: its hex digest if the caller
+        already computed it (bundles verify every file's hash first)."""
         import io
 
         try:
@@ -103,7 +105,7 @@ class ElfImage:
                 )
         return cls(
             path=path,
-            sha256=hashlib.sha256(raw).hexdigest(),
+            sha256=sha256 or hashlib.sha256(raw).hexdigest(),
             entry=elf["e_entry"],
             exit_pc=symbols[_EXIT_SYMBOL],
             stop_pc=symbols[_STOP_SYMBOL],

@@ -135,6 +135,7 @@ class Hart:
         ):
             uc.mem_map_ptr(base, buf.size, prot, buf.ctypes.data)
         self._start = unicorn_raw.starter(uc)
+        # (the ctypes callback must live as long as the engine)
         self._mmio_callback = unicorn_raw.map_write_only(uc, memmap.MMIO_BASE, memmap.MMIO_SIZE,
                                                          self._mmio_write)
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)

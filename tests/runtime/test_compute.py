@@ -138,3 +138,19 @@ def test_acquire_clears_every_register_written_since_the_last_acquire():
     np.testing.assert_array_equal(get(8192), x @ x)
     np.testing.assert_array_equal(get(16384), np.zeros((32, 32), np.float32))
     assert not cop.dst[:7].any()
+
+
+@pytest.mark.parametrize("cmd,message", [
+    ((2, 0, 0, 0, 0, 0, 0, 0x10000200), "unknown coprocessor opcode 2"),  # the retired release
+    ((memmap.COP_UNPACK, 0, 7, 0, 0, 0, 0, 0x10000200),
+     r"unsupported data format code 7 \(use bf16 or f32\)"),
+    ((memmap.COP_UNPACK, 64 * 1024 - 8, F32.code, 0, 0, 0, 0, 0x10000200),
+     r"tile \[0xfff8, 0x10ff8\) is outside L1 \(0x10000 B\)"),
+    ((memmap.COP_BINARY, 9, 0, F32.code, 0, F32.code, 0, 0x10000200), "unknown binary op 9"),
+])
+def test_bad_commands_are_faults_at_their_call_site(cmd, message):
+    """A command is validated when first resolved; its fault carries the call site."""
+    cop, _, _ = _cop()
+    with pytest.raises(DeviceFault, match=message) as e:
+        _run(cop, cmd)
+    assert e.value.ra == 0x10000200

@@ -75,14 +75,18 @@ def main() -> None:
         c("build", "--nobuild", EXAMPLES)
         t, spawns = timed_build(c, f"--remote_cache={cache.url}", EXAMPLES, log=tmp / "c.json")
         hits = sum(1 for s in spawns if s["remoteCacheHit"])
-        print(f"second output base, remote cache: {t:.2f} s, {hits}/{len(spawns)} remote cache hits"
-              f" ({100.0 * hits / max(1, len(spawns)):.0f}%)")
+        print(
+            f"second output base, remote cache: {t:.2f} s, {hits}/{len(spawns)} remote cache hits"
+            f" ({100.0 * hits / max(1, len(spawns)):.0f}%)"
+        )
 
         # Header touch in a consumer workspace (the examples use no external header).
         ws = tmp / "consumer"
         ws.mkdir()
         here = ROOT / "tests" / "rules" / "consumer"
-        (ws / "WORKSPACE").write_text((here / "WORKSPACE.in").read_text().replace("@TTL_BAZEL@", str(ROOT)))
+        (ws / "WORKSPACE").write_text(
+            (here / "WORKSPACE.in").read_text().replace("@TTL_BAZEL@", str(ROOT))
+        )
         (ws / "BUILD.bazel").write_text((here / "BUILD.bazel.in").read_text())
         (ws / "ops").mkdir()
         (ws / "include").mkdir()
@@ -94,10 +98,14 @@ def main() -> None:
         timed_build(w, TOOLCHAIN, "//...")
         (ws / "include" / "scale.h").write_text("#pragma once\nconstexpr int kScale = 2;\n")
         t, spawns = timed_build(w, TOOLCHAIN, "//...", log=tmp / "touch.json")
-        ran = sorted(f"{s['mnemonic']} {s['progressMessage'].rsplit('(', 1)[-1].split(')')[0]}"
-                     for s in spawns)
-        print(f"rebuild after touching include/scale.h (used by //:with_header only): {t:.2f} s, "
-              f"{len(spawns)} actions executed: {', '.join(ran)}")
+        ran = sorted(
+            f"{s['mnemonic']} {s['progressMessage'].rsplit('(', 1)[-1].split(')')[0]}"
+            for s in spawns
+        )
+        print(
+            f"rebuild after touching include/scale.h (used by //:with_header only): {t:.2f} s, "
+            f"{len(spawns)} actions executed: {', '.join(ran)}"
+        )
 
         # Compiler action time: worker vs one-shot, same output base, after a clean.
         for strategy in ("worker", "sandboxed"):
@@ -105,8 +113,10 @@ def main() -> None:
             profile = tmp / f"profile-{strategy}.json"
             timed_build(a, f"--strategy=TtlCompile={strategy}", f"--profile={profile}", EXAMPLES)
             times = compile_durations(profile)
-            print(f"TtlCompile ({strategy}): {len(times)} actions, mean {statistics.mean(times):.3f} s,"
-                  f" median {statistics.median(times):.3f} s, min {min(times):.3f} s")
+            print(
+                f"TtlCompile ({strategy}): {len(times)} actions, mean {statistics.mean(times):.3f} s,"
+                f" median {statistics.median(times):.3f} s, min {min(times):.3f} s"
+            )
     finally:
         for server in servers:
             server.shutdown()

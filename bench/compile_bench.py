@@ -52,8 +52,15 @@ def cli_cold(path: Path, out_dir: str) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one fresh ``ttlc`` process."""
     module = _example(path)
     args = [f"--arg={k}={v}" for k, v in module.SPECS.items()]
-    cmd = [sys.executable, "-m", "ttl.compiler.cli", f"--src={path}",
-           f"--operation={module.OPERATION}", *args, f"--out={out_dir}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ttl.compiler.cli",
+        f"--src={path}",
+        f"--operation={module.OPERATION}",
+        *args,
+        f"--out={out_dir}",
+    ]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)

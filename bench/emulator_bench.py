@@ -46,8 +46,9 @@ def ensure_sim(sim: str | None) -> Path:
     if not executable.exists():
         print(f"creating {SIM_VENV} with {' '.join(SIM_REQUIREMENTS)}", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", str(SIM_VENV)], check=True)
-        subprocess.run([str(SIM_VENV / "bin" / "pip"), "install", "--quiet", *SIM_REQUIREMENTS],
-                       check=True)
+        subprocess.run(
+            [str(SIM_VENV / "bin" / "pip"), "install", "--quiet", *SIM_REQUIREMENTS], check=True
+        )
     return executable
 
 
@@ -56,7 +57,10 @@ def tutorial_path(sim: Path) -> Path:
     python = sim.parent / "python"
     out = subprocess.run(
         [str(python), "-c", "import os, ttl; print(os.path.dirname(ttl.__file__))"],
-        capture_output=True, text=True, check=True, cwd="/",  # not our own `ttl` package
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",  # not our own `ttl` package
     )
     return Path(out.stdout.strip()).parent / TUTORIAL
 
@@ -64,8 +68,13 @@ def tutorial_path(sim: Path) -> Path:
 def run_once(command: list[str], env: dict[str, str]) -> dict:
     """One run in its own process: operation-call seconds and peak RSS."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        proc = subprocess.run(command, env={**os.environ, **env, "OP_TIMER_OUT": out.name},
-                              capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            command,
+            env={**os.environ, **env, "OP_TIMER_OUT": out.name},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if proc.returncode != 0:
             sys.exit(f"{' '.join(command)} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
         return json.loads(Path(out.name).read_text())
@@ -75,8 +84,10 @@ def measure(name: str, command: list[str], env: dict[str, str], repeat: int) -> 
     runs = [run_once(command, env) for _ in range(repeat)]
     call = statistics.median(r["calls"][0] for r in runs)
     rss = statistics.median(r["max_rss_kib"] for r in runs) / 1024
-    print(f"{name:12} operation call {call:7.3f} s  {TILES / call:9.0f} tiles/s  "
-          f"peak RSS {rss:6.0f} MiB   (median of {repeat})")
+    print(
+        f"{name:12} operation call {call:7.3f} s  {TILES / call:9.0f} tiles/s  "
+        f"peak RSS {rss:6.0f} MiB   (median of {repeat})"
+    )
     return {"call": call, "rss": rss}
 
 
@@ -94,10 +105,11 @@ def main() -> None:
         run_once(ours, ours_env)  # compile into the JIT cache: the timed runs are warm
         print(f"program: {program.name} (tt-lang-sim's tutorial, unchanged)")
         mine = measure("ttl (ours)", ours, ours_env, args.repeat)
-        theirs = measure("tt-lang-sim", [str(sim), str(TIMER), "--", str(program)], {},
-                         args.repeat)
-    print(f"speed: ours is {theirs['call'] / mine['call']:.1f}x faster per operation call; "
-          f"peak RSS ours/theirs = {mine['rss'] / theirs['rss']:.2f}")
+        theirs = measure("tt-lang-sim", [str(sim), str(TIMER), "--", str(program)], {}, args.repeat)
+    print(
+        f"speed: ours is {theirs['call'] / mine['call']:.1f}x faster per operation call; "
+        f"peak RSS ours/theirs = {mine['rss'] / theirs['rss']:.2f}"
+    )
 
 
 if __name__ == "__main__":

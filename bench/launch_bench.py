@@ -35,25 +35,36 @@ def main() -> None:
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "f32"])
     ap.add_argument("--block-count", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
-    ap.add_argument("--quantum", type=int, default=None,
-                    help="force counted quanta of this many instructions (default: run to block)")
-    ap.add_argument("--profile", action="store_true",
-                    help="profile (exact instruction counts: slower) and print the per-kernel table")
+    ap.add_argument(
+        "--quantum",
+        type=int,
+        default=None,
+        help="force counted quanta of this many instructions (default: run to block)",
+    )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile (exact instruction counts: slower) and print the per-kernel table",
+    )
     args = ap.parse_args()
     grid = tuple(int(v) for v in args.grid.split("x"))
     page = 2048 if args.dtype == "bf16" else 4096
     np_dtype = ml_dtypes.bfloat16 if args.dtype == "bf16" else np.float32
     rng = np.random.default_rng(0)
-    a, b, c = (rng.standard_normal((args.size, args.size)).astype(np.float32).astype(np_dtype)
-               for _ in range(3))
+    a, b, c = (
+        rng.standard_normal((args.size, args.size)).astype(np.float32).astype(np_dtype)
+        for _ in range(3)
+    )
     with tempfile.TemporaryDirectory() as tmp:
         kernels = ROOT / "tests" / "runtime" / "kernels"
         elfs = {
-            "reader": devcc.compile_kernel(kernels / "eltwise_reader.cc", f"{tmp}/r.elf",
-                                           compile_time_args=[page]),
+            "reader": devcc.compile_kernel(
+                kernels / "eltwise_reader.cc", f"{tmp}/r.elf", compile_time_args=[page]
+            ),
             "compute": devcc.compile_kernel(kernels / "eltwise_compute.cc", f"{tmp}/c.elf"),
-            "writer": devcc.compile_kernel(kernels / "eltwise_writer.cc", f"{tmp}/w.elf",
-                                           compile_time_args=[page]),
+            "writer": devcc.compile_kernel(
+                kernels / "eltwise_writer.cc", f"{tmp}/w.elf", compile_time_args=[page]
+            ),
         }
         elapsed = launch = cpu = float("inf")
         for _ in range(args.repeat):
@@ -66,11 +77,13 @@ def main() -> None:
     want = (a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)).astype(np_dtype)
     ok = np.array_equal(y.view(np.uint8), want.view(np.uint8))
     tiles = args.size * args.size // 1024
-    print(f"a*b+c {args.dtype} {args.size}x{args.size} ({tiles} tiles), grid {args.grid}, "
-          f"block_count {args.block_count}: end to end {elapsed:.3f} s "
-          f"({tiles / elapsed:.0f} tiles/s; host tilize/DRAM/untilize included), launch "
-          f"{launch:.3f} s ({tiles / launch:.0f} tiles/s); end-to-end CPU time {cpu:.3f} s; "
-          f"result {'OK' if ok else 'WRONG'}")
+    print(
+        f"a*b+c {args.dtype} {args.size}x{args.size} ({tiles} tiles), grid {args.grid}, "
+        f"block_count {args.block_count}: end to end {elapsed:.3f} s "
+        f"({tiles / elapsed:.0f} tiles/s; host tilize/DRAM/untilize included), launch "
+        f"{launch:.3f} s ({tiles / launch:.0f} tiles/s); end-to-end CPU time {cpu:.3f} s; "
+        f"result {'OK' if ok else 'WRONG'}"
+    )
     if args.profile:
         print(report.table())
     if not ok:

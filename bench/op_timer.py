@@ -50,8 +50,10 @@ def main() -> None:
     ttl.operation = _timed_operation
     runpy.run_path(program, run_name="__main__")
     with open(os.environ["OP_TIMER_OUT"], "w") as out:
-        json.dump({"calls": _calls,
-                   "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}, out)
+        json.dump(
+            {"calls": _calls, "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss},
+            out,
+        )
 
 
 main()

@@ -290,7 +290,9 @@ def _thread_decorator(kind: KernelKind, kernel: KernelKind | Kernel | None):
         check_thread_selector(kind, kernel, loc)
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        ctx = active_context(f"@ttl.{'compute' if kind is KernelKind.COMPUTE else 'datamovement'}()")
+        ctx = active_context(
+            f"@ttl.{'compute' if kind is KernelKind.COMPUTE else 'datamovement'}()"
+        )
         ctx.threads.append(Thread(kind, fn, kernel, loc, len(ctx.threads)))
         return fn
 

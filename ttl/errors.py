@@ -37,7 +37,9 @@ class TTLCompileError(Exception):
         """The full diagnostic text."""
         parts = []
         if self.loc is not None:
-            parts.append(f"{self.loc.filename}:{self.loc.line}:{self.loc.col + 1}: error: {self.message}")
+            parts.append(
+                f"{self.loc.filename}:{self.loc.line}:{self.loc.col + 1}: error: {self.message}"
+            )
             text = self.loc.source_line()
             if text:
                 parts.append(f"    {text}")

@@ -6,7 +6,16 @@ from ttl._intrinsic import intrinsic
 
 # Unary element-wise functions: name -> the kernel API's tile op.
 UNARY_FUNCTIONS = (
-    "exp", "log", "sqrt", "rsqrt", "recip", "relu", "sigmoid", "tanh", "abs", "neg",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "recip",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "abs",
+    "neg",
 )
 
 

@@ -78,7 +78,9 @@ def eltwise_grid(a, b, c, y):
                     col = node_col * cols_per_node + local_col
                     if col < cols:
                         with y_dfb.wait() as y_blk:
-                            ttl.copy(y_blk, y[row * B : (row + 1) * B, col * B : (col + 1) * B]).wait()
+                            ttl.copy(
+                                y_blk, y[row * B : (row + 1) * B, col * B : (col + 1) * B]
+                            ).wait()
 
 
 def reference(a, b, c):

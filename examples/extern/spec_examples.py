@@ -386,7 +386,8 @@ def reference_release_selector(inp):
 
 # operation name -> NumPy reference (``reference_<operation>`` above)
 REFERENCES = {
-    name[len("reference_") :]: fn for name, fn in sorted(globals().items())
+    name[len("reference_") :]: fn
+    for name, fn in sorted(globals().items())
     if name.startswith("reference_")
 }
 OPERATIONS = sorted(REFERENCES)

@@ -29,8 +29,13 @@ def main():
         a, b, c = (torch.rand(shape, dtype=torch.bfloat16) for _ in range(3))
 
         def to_device(t):
-            return ttnn.from_torch(t, dtype=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT,
-                                   device=device, memory_config=ttnn.DRAM_MEMORY_CONFIG)
+            return ttnn.from_torch(
+                t,
+                dtype=ttnn.bfloat16,
+                layout=ttnn.TILE_LAYOUT,
+                device=device,
+                memory_config=ttnn.DRAM_MEMORY_CONFIG,
+            )
 
         a_tt, b_tt, c_tt = to_device(a), to_device(b), to_device(c)
         y_tt = to_device(torch.zeros(shape, dtype=torch.bfloat16))

@@ -15,7 +15,12 @@ SCRIPTS = ["build_bench.py", "compile_bench.py", "emulator_bench.py", "launch_be
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_bench_script_help(script):
-    proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--help"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "usage:" in proc.stdout.lower()

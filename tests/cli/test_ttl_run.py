@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ttnn"
 NUMPY_EXAMPLE = EXAMPLES / "eltwise_add_mul_numpy.py"
 
-pytestmark = pytest.mark.skipif(devcc.find_compiler() is None,
-                                reason=f"{devcc.CXX} is not installed")
+pytestmark = pytest.mark.skipif(
+    devcc.find_compiler() is None, reason=f"{devcc.CXX} is not installed"
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +32,17 @@ def cache_dir(tmp_path_factory):
 def ttl_run(cache_dir, tmp_path):
     def run(*args, cmd=(sys.executable, "-m", "ttl.runtime.cli")):
         env = dict(os.environ, TTL_CACHE_DIR=str(cache_dir))
-        proc = subprocess.run([*cmd, "run", *map(str, args)], capture_output=True, text=True,
-                              check=False, env=env, cwd=tmp_path, timeout=300)
+        proc = subprocess.run(
+            [*cmd, "run", *map(str, args)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+            cwd=tmp_path,
+            timeout=300,
+        )
         return proc.returncode, proc.stdout, proc.stderr
+
     return run
 
 
@@ -55,7 +64,7 @@ def test_profile_table_and_program_args(ttl_run):
     code, out, err = ttl_run("--profile", NUMPY_EXAMPLE, "--rows", "96", "--cols", "32")
     assert code == 0, err
     assert "[96, 32]" in out and "PASS" in out
-    table = out[out.index("ttl profile"):]
+    table = out[out.index("ttl profile") :]
     assert "call 1: eltwise_add_mul on wormhole_b0 1x1" in table
     assert "tiles moved 12" in table  # 3 inputs read + 1 output written, 3 tiles each
     for column in ("instructions", "turns", "cop ops", "waits"):
@@ -88,7 +97,10 @@ def test_missing_program(ttl_run):
 
 
 def test_program_exception_shows_only_the_programs_traceback(ttl_run, tmp_path):
-    prog = _program(tmp_path, "raises.py", """
+    prog = _program(
+        tmp_path,
+        "raises.py",
+        """
         import ttnn
 
 
@@ -98,7 +110,8 @@ def test_program_exception_shows_only_the_programs_traceback(ttl_run, tmp_path):
 
         device = ttnn.open_device(device_id=0)
         helper()
-    """)
+    """,
+    )
     code, _, err = ttl_run(prog)
     assert code == 1
     assert err.startswith("Traceback (most recent call last):")
@@ -115,7 +128,10 @@ def test_program_exit_status_is_kept(ttl_run, tmp_path):
 
 
 def test_compile_error_is_a_diagnostic_without_traceback(ttl_run, tmp_path):
-    prog = _program(tmp_path, "bad_op.py", """
+    prog = _program(
+        tmp_path,
+        "bad_op.py",
+        """
         import numpy as np
         import ttl
 
@@ -132,7 +148,8 @@ def test_compile_error_is_a_diagnostic_without_traceback(ttl_run, tmp_path):
 
         x = np.zeros((32, 32), np.float32)
         bad(x, x)
-    """)
+    """,
+    )
     code, _, err = ttl_run(prog)
     assert code == 1
     assert f"{prog}:13:" in err and "error:" in err and "frobnicate" in err
@@ -140,7 +157,10 @@ def test_compile_error_is_a_diagnostic_without_traceback(ttl_run, tmp_path):
 
 
 def test_bad_tensor_is_a_diagnostic_at_the_call(ttl_run, tmp_path):
-    prog = _program(tmp_path, "bad_tensor.py", f"""
+    prog = _program(
+        tmp_path,
+        "bad_tensor.py",
+        f"""
         import sys
         import numpy as np
         sys.path.insert(0, {str(EXAMPLES)!r})
@@ -148,7 +168,8 @@ def test_bad_tensor_is_a_diagnostic_at_the_call(ttl_run, tmp_path):
 
         x = np.zeros((32, 32), np.float64)
         eltwise_add_mul(x, x, x, x)
-    """)
+    """,
+    )
     code, _, err = ttl_run(prog)
     assert code == 1 and "Traceback" not in err
     assert f"{prog}:8:1: error: tensor 'a' of operation 'eltwise_add_mul'" in err
@@ -158,7 +179,10 @@ def test_bad_tensor_is_a_diagnostic_at_the_call(ttl_run, tmp_path):
 def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
     # Each DFB is balanced (the compiler accepts it), but the reader fills `a` twice
     # before `b` while compute needs one of each: with one-block DFBs nothing moves.
-    prog = _program(tmp_path, "deadlock.py", """
+    prog = _program(
+        tmp_path,
+        "deadlock.py",
+        """
         import ml_dtypes
         import numpy as np
         import ttl
@@ -197,7 +221,8 @@ def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
 
         x = np.ones((32, 64), ml_dtypes.bfloat16)
         crossed(x, x, np.zeros_like(x))
-    """)
+    """,
+    )
     code, _, err = ttl_run(prog)
     assert code == 1 and "Traceback" not in err
     assert err.startswith(f"ttl run: {prog}: DeadlockError: deadlock:")

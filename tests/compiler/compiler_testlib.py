@@ -39,7 +39,8 @@ def filecheck(text: str, checks: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "filecheck", str(check_file)],
         input=text,
-        check=False, capture_output=True,
+        check=False,
+        capture_output=True,
         text=True,
     )
     if proc.returncode != 0:

@@ -17,7 +17,11 @@ ARGS = [f"--arg={n}=bf16[64,128]" for n in "abcy"]
 
 def ttlc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ttl.compiler.cli", *args], check=False, capture_output=True, text=True, cwd=cwd
+        [sys.executable, "-m", "ttl.compiler.cli", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
     )
 
 
@@ -43,10 +47,20 @@ def test_console_script_target_grid_and_emit(tmp_path):
     grid_example = REPO / "examples" / "basic" / "eltwise_grid.py"
     args = [f"--arg={n}=bf16[320,320]" for n in "abcy"]
     proc = subprocess.run(
-        [exe, f"--src={grid_example}", "--operation=eltwise_grid", *args, "--target=blackhole",
-         "--grid=full", "--emit=manifest", f"--out={tmp_path}", "--include_dir=inc1",
-         "--include_dir=inc2"],
-        check=False, capture_output=True,
+        [
+            exe,
+            f"--src={grid_example}",
+            "--operation=eltwise_grid",
+            *args,
+            "--target=blackhole",
+            "--grid=full",
+            "--emit=manifest",
+            f"--out={tmp_path}",
+            "--include_dir=inc1",
+            "--include_dir=inc2",
+        ],
+        check=False,
+        capture_output=True,
         text=True,
     )
     assert proc.returncode == 0, proc.stderr

@@ -274,4 +274,6 @@ def test_grid_examples_use_node_and_bounds():
         CHECK: ttl_floordiv(blk_id, 4)
         """,
     )
-    filecheck(mm.sources["read.cpp"], "CHECK: static inline int32_t ttl_floordiv(int32_t a, int32_t b)\n")
+    filecheck(
+        mm.sources["read.cpp"], "CHECK: static inline int32_t ttl_floordiv(int32_t a, int32_t b)\n"
+    )

@@ -60,7 +60,8 @@ def test_missing_compile_time_arg_fails_to_compile(tmp_path):
     src = tmp_path / result.manifest["kernels"][0]["source"]
     proc = subprocess.run(
         [GXX, *FLAGS, f"-I{INCLUDE}", "-c", str(src), "-o", str(tmp_path / "x.o")],
-        check=False, capture_output=True,
+        check=False,
+        capture_output=True,
         text=True,
     )
     assert proc.returncode != 0

@@ -348,9 +348,14 @@ def op(a, y):  # ERROR
     "specs,message",
     [
         ({"a": "bf16[32,32]"}, "operation 'op' parameter 'y' has no tensor spec"),
-        ({"a": "bf16[32,32]", "y": "bf16[32,32]", "z": "bf16[32,32]"},
-         "'z' is not a parameter of operation 'op' (parameters: a, y)"),
-        ({"a": "bf16[32,32]", "y": "bf16[31,32]"}, "tensor 'y' of operation 'op' has an invalid spec"),
+        (
+            {"a": "bf16[32,32]", "y": "bf16[32,32]", "z": "bf16[32,32]"},
+            "'z' is not a parameter of operation 'op' (parameters: a, y)",
+        ),
+        (
+            {"a": "bf16[32,32]", "y": "bf16[31,32]"},
+            "tensor 'y' of operation 'op' has an invalid spec",
+        ),
     ],
 )
 def test_specs_that_do_not_match_the_operation(compile_error, specs, message):

@@ -93,10 +93,18 @@ def _mixed_dtypes(kb):
     "kind,body,message",
     [
         (d.KernelKindEnum.COMPUTE, _store_waited, "store needs a reserved block"),
-        (d.KernelKindEnum.COMPUTE, _push_waited, "'ttl.push' releases a block acquired by 'ttl.reserve'"),
+        (
+            d.KernelKindEnum.COMPUTE,
+            _push_waited,
+            "'ttl.push' releases a block acquired by 'ttl.reserve'",
+        ),
         (d.KernelKindEnum.COMPUTE, _copy_in_compute, "only valid in data-movement kernels"),
         (d.KernelKindEnum.DATA_MOVEMENT, _store_waited, "only valid in compute kernels"),
-        (d.KernelKindEnum.COMPUTE, _bad_broadcast, "broadcast dim 0 must have size 1 in the operand"),
+        (
+            d.KernelKindEnum.COMPUTE,
+            _bad_broadcast,
+            "broadcast dim 0 must have size 1 in the operand",
+        ),
         (d.KernelKindEnum.COMPUTE, _bad_matmul, "matmul result must be [M, N]"),
         (d.KernelKindEnum.COMPUTE, _unknown_symbol, "nope"),
         (d.KernelKindEnum.COMPUTE, _wrong_symbol_type, "differs from the declaration"),

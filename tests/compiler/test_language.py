@@ -133,9 +133,19 @@ if me < n * gz + z:
 
 
 @pytest.mark.parametrize(
-    "fn,api", [("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"), ("rsqrt", "rsqrt"),
-               ("recip", "recip"), ("relu", "relu"), ("sigmoid", "sigmoid"), ("tanh", "tanh"),
-               ("abs", "abs"), ("neg", "negative")],
+    "fn,api",
+    [
+        ("exp", "exp"),
+        ("log", "log"),
+        ("sqrt", "sqrt"),
+        ("rsqrt", "rsqrt"),
+        ("recip", "recip"),
+        ("relu", "relu"),
+        ("sigmoid", "sigmoid"),
+        ("tanh", "tanh"),
+        ("abs", "abs"),
+        ("neg", "negative"),
+    ],
 )
 def test_unary_math_functions(compile_source, fn, api):
     body = f"""

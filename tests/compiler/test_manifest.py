@@ -74,8 +74,14 @@ def test_manifest_text_is_canonical(tmp_path):
     result = compile_example(BY_NAME["eltwise_single_tile"])
     names = result.write(str(tmp_path))
     assert names == sorted(
-        ["compute.cpp", "eltwise_single_tile.mlir", "manifest.json", "plan.json", "read.cpp",
-         "write.cpp"]
+        [
+            "compute.cpp",
+            "eltwise_single_tile.mlir",
+            "manifest.json",
+            "plan.json",
+            "read.cpp",
+            "write.cpp",
+        ]
     )
     text = (tmp_path / "manifest.json").read_text()
     assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
@@ -142,5 +148,8 @@ def test_written_marks_copy_destinations_only():
     """Only tensors a kernel may write are `written` (runtimes read back only those)."""
     manifest = compile_example(BY_NAME["eltwise_single_tile"]).manifest
     assert {t["name"]: t["written"] for t in manifest["tensors"]} == {
-        "a": False, "b": False, "c": False, "y": True,
+        "a": False,
+        "b": False,
+        "c": False,
+        "y": True,
     }

@@ -36,7 +36,9 @@ def test_default_compiler_found_and_version_recorded(bazel):
 
 
 def test_no_compiler_names_package_and_variable(bazel, tmp_path):
-    result = bazel(*QUERY, env={"PATH": path_without_riscv_compiler(tmp_path), "TTL_DEVICE_CXX": ""})
+    result = bazel(
+        *QUERY, env={"PATH": path_without_riscv_compiler(tmp_path), "TTL_DEVICE_CXX": ""}
+    )
     assert result.returncode != 0
     assert "No RISC-V device compiler found" in result.stderr
     assert "apt-get install gcc-riscv64-unknown-elf" in result.stderr

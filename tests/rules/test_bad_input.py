@@ -56,7 +56,9 @@ def test_undeclared_header_names_header_call_line_and_attribute(bazel):
 
 def test_include_path_outside_declared_inputs_names_the_path(bazel):
     err = build_fails(bazel, "//tests/rules/bad:undeclared_include_path")
-    assert "include path 'tests/rules/bad/include' of ttl.call_extern_func is not a directory" in err
+    assert (
+        "include path 'tests/rules/bad/include' of ttl.call_extern_func is not a directory" in err
+    )
     assert "tests/rules/bad/extern_ops.py:18:" in err
     assert "`hdrs`" in err
 

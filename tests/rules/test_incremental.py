@@ -25,7 +25,9 @@ TARGETS = ("//:with_header", "//:plain")
 @pytest.fixture(scope="module")
 def consumer(tmp_path_factory, bazel_factory):
     ws = tmp_path_factory.mktemp("consumer")
-    (ws / "WORKSPACE").write_text((HERE / "WORKSPACE.in").read_text().replace("@TTL_BAZEL@", str(ROOT)))
+    (ws / "WORKSPACE").write_text(
+        (HERE / "WORKSPACE.in").read_text().replace("@TTL_BAZEL@", str(ROOT))
+    )
     (ws / "BUILD.bazel").write_text((HERE / "BUILD.bazel.in").read_text())
     (ws / "ops").mkdir()
     shutil.copy(HERE / "op.py.in", ws / "ops" / "first.py")
@@ -41,7 +43,9 @@ def consumer(tmp_path_factory, bazel_factory):
 def executed(bazel, tmp_path, name):
     result, spawns = bazel.build(TOOLCHAIN, *TARGETS, log=tmp_path / f"{name}.json")
     assert result.returncode == 0, result.stderr
-    return sorted((s["mnemonic"], s["progressMessage"].split("(")[-1].split(")")[0]) for s in spawns)
+    return sorted(
+        (s["mnemonic"], s["progressMessage"].split("(")[-1].split(")")[0]) for s in spawns
+    )
 
 
 def test_noop_rebuild_runs_no_action(consumer, tmp_path):
@@ -83,9 +87,12 @@ def test_no_device_toolchain_for_the_platform_says_what_to_register(consumer):
     """Only the fallback matches the platform: our message, not Bazel's generic one."""
     _, bazel = consumer
     fallback = "--extra_toolchains=@ttl_bazel//toolchains/device:no_device_toolchain"
-    result, _ = bazel.build(fallback, "--platforms=@ttl_bazel//toolchains/platforms:blackhole",
-                            "//:plain")
+    result, _ = bazel.build(
+        fallback, "--platforms=@ttl_bazel//toolchains/platforms:blackhole", "//:plain"
+    )
     assert result.returncode != 0
     assert "//:plain: no device toolchain matches the target platform" in result.stderr
     assert "@ttl_bazel//toolchains/platforms:blackhole" in result.stderr
-    assert 'register_toolchains("@ttl_bazel//toolchains/device:riscv_gcc_toolchain")' in result.stderr
+    assert (
+        'register_toolchains("@ttl_bazel//toolchains/device:riscv_gcc_toolchain")' in result.stderr
+    )

@@ -28,14 +28,22 @@ def bundle(tmp_path_factory):
     if devcc.find_compiler() is None:
         pytest.fail(f"{devcc.CXX} is not installed: run tools/setup.sh")
     tmp = tmp_path_factory.mktemp("bundle")
-    manifest = rt_bundle.compile_operation("examples/basic/eltwise_single_tile.py",
-                                           "eltwise_single_tile", SPECS, tmp / "ttlc")
+    manifest = rt_bundle.compile_operation(
+        "examples/basic/eltwise_single_tile.py", "eltwise_single_tile", SPECS, tmp / "ttlc"
+    )
     return rt_bundle.make_bundle(tmp / "ttlc", manifest, tmp / "bundle")
 
 
 def run(bundle, reference_src, *extra):
-    return operation_test.main([f"--bundle={bundle}", f"--reference_src={reference_src}",
-                                "--rtol=0.0078125", "--atol=0.0078125", *extra])
+    return operation_test.main(
+        [
+            f"--bundle={bundle}",
+            f"--reference_src={reference_src}",
+            "--rtol=0.0078125",
+            "--atol=0.0078125",
+            *extra,
+        ]
+    )
 
 
 def test_right_reference_passes_and_prints_profile(bundle, capsys):

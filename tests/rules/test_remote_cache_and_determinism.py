@@ -51,7 +51,7 @@ def test_every_ttl_action_ran_and_the_compiler_ran_as_a_worker(build_a):
     by_mnemonic: dict[str, list[dict]] = {}
     for spawn in spawns:
         by_mnemonic.setdefault(spawn["mnemonic"], []).append(spawn)
-    assert MNEMONICS <= set(by_mnemonic)
+    assert set(by_mnemonic) >= MNEMONICS
     for mnemonic in MNEMONICS:
         assert len(by_mnemonic[mnemonic]) == len(found), mnemonic
     assert {s["runner"] for s in by_mnemonic["TtlCompile"]} == {"worker"}
@@ -82,12 +82,16 @@ def test_empty_output_base_gets_every_action_from_the_remote_cache(
 ):
     _, spawns_a, expected = build_a
     bazel = bazel_factory(name="ob_c")
-    result, spawns = bazel.build(f"--remote_cache={http_cache.url}", *TARGETS, log=tmp_path / "c.json")
+    result, spawns = bazel.build(
+        f"--remote_cache={http_cache.url}", *TARGETS, log=tmp_path / "c.json"
+    )
     assert result.returncode == 0, result.stderr
     actual = bundles(bazel)
     bazel.shutdown()
     assert spawns, "the execution log is empty"
-    misses = [f"{s['mnemonic']} {s.get('progressMessage', '')}" for s in spawns if not s["remoteCacheHit"]]
+    misses = [
+        f"{s['mnemonic']} {s.get('progressMessage', '')}" for s in spawns if not s["remoteCacheHit"]
+    ]
     assert misses == []
     assert len(spawns) == len(spawns_a)
     assert actual == expected

@@ -26,9 +26,7 @@ def test_work_request_bytes_match_protobuf_wire_format():
     # Field 1 (arguments): tag 0x0a; field 2 (inputs): 0x12 with a nested
     # message; field 3 (request_id): 0x18 varint.
     expected = (
-        b"\x0a\x0a--src=a.py"
-        + b"\x12\x0a" + b"\x0a\x04a.py" + b"\x12\x02\x01\x02"
-        + b"\x18\x07"
+        b"\x0a\x0a--src=a.py" + b"\x12\x0a" + b"\x0a\x04a.py" + b"\x12\x02\x01\x02" + b"\x18\x07"
     )
     assert request.serialize() == expected
     parsed = wp.WorkRequest.parse(expected)

@@ -30,7 +30,8 @@ def build(tmp_path):
         else:
             name = name or src
             path = KERNELS / f"{src}.cc"
-        return devcc.compile_kernel(path, tmp_path / f"{name}_{next(counter)}.elf",
-                                    compile_time_args=ct_args)
+        return devcc.compile_kernel(
+            path, tmp_path / f"{name}_{next(counter)}.elf", compile_time_args=ct_args
+        )
 
     return _build

@@ -28,12 +28,21 @@ def run_eltwise(dev: Device, elfs: dict, a, b, c, dtype: str, block_count: int =
     dfbs = [DFBConfig(i, page, 1, block_count, dtype) for i in (0, 1, 2, 16)]
     prog = Program(
         kernels=[
-            KernelSpec("reader", elfs["reader"], "dm0",
-                       {n: [ta.address, tb.address, tc.address, s, k] for n, (s, k) in parts.items()}),
-            KernelSpec("compute", elfs["compute"], "compute",
-                       {n: [k] for n, (s, k) in parts.items()}),
-            KernelSpec("writer", elfs["writer"], "dm1",
-                       {n: [ty.address, s, k] for n, (s, k) in parts.items()}),
+            KernelSpec(
+                "reader",
+                elfs["reader"],
+                "dm0",
+                {n: [ta.address, tb.address, tc.address, s, k] for n, (s, k) in parts.items()},
+            ),
+            KernelSpec(
+                "compute", elfs["compute"], "compute", {n: [k] for n, (s, k) in parts.items()}
+            ),
+            KernelSpec(
+                "writer",
+                elfs["writer"],
+                "dm1",
+                {n: [ty.address, s, k] for n, (s, k) in parts.items()},
+            ),
         ],
         dfbs=dfbs,
     )

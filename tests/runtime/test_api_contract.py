@@ -20,8 +20,14 @@ def declared_functions() -> list[str]:
 
 def test_every_declared_function_links(build):
     names = declared_functions()
-    assert {"cb_reserve_back", "noc_async_read_tile", "matmul_tiles", "exp_tile",
-            "pack_reconfig_l1_acc", "get_noc_multicast_addr"} <= set(names)
+    assert {
+        "cb_reserve_back",
+        "noc_async_read_tile",
+        "matmul_tiles",
+        "exp_tile",
+        "pack_reconfig_l1_acc",
+        "get_noc_multicast_addr",
+    } <= set(names)
     body = "\n".join(f"  sink(reinterpret_cast<const void*>(&{n}));" for n in names)
     src = f"""#include <cstdint>
 #include "ttl/kernel_api.h"

@@ -26,8 +26,12 @@ def eltwise_bundle(tmp_path_factory):
         pytest.skip(f"{devcc.CXX} is not installed")
     tmp = tmp_path_factory.mktemp("eltwise")
     spec = f"bf16[{SHAPE[0]},{SHAPE[1]}]"
-    manifest = compile_operation("examples/basic/eltwise_single_tile.py", "eltwise_single_tile",
-                                 {n: spec for n in "abcy"}, tmp / "ttlc")
+    manifest = compile_operation(
+        "examples/basic/eltwise_single_tile.py",
+        "eltwise_single_tile",
+        dict.fromkeys("abcy", spec),
+        tmp / "ttlc",
+    )
     return make_bundle(tmp / "ttlc", manifest, tmp / "bundle")
 
 
@@ -54,15 +58,23 @@ def test_run_compiled_eltwise_bundle(eltwise_bundle):
 def test_rejects_wrong_dtype_shape_and_count(eltwise_bundle):
     a, b, c = _inputs()
     y = np.zeros(SHAPE, BF16)
-    with pytest.raises(LaunchError, match=r"tensor 'b' \(argument 1\) has dtype float32, but the "
-                       r"operation was compiled for bf16"):
+    with pytest.raises(
+        LaunchError,
+        match=r"tensor 'b' \(argument 1\) has dtype float32, but the "
+        r"operation was compiled for bf16",
+    ):
         run(eltwise_bundle, a, b.astype(np.float32), c, y)
-    with pytest.raises(LaunchError, match=r"tensor 'y' \(argument 3\) has shape \(32, 128\), but "
-                       r"the operation was compiled for \(64, 128\)"):
+    with pytest.raises(
+        LaunchError,
+        match=r"tensor 'y' \(argument 3\) has shape \(32, 128\), but "
+        r"the operation was compiled for \(64, 128\)",
+    ):
         run(eltwise_bundle, a, b, c, np.zeros((32, 128), BF16))
     with pytest.raises(LaunchError, match=r"takes 4 tensors \(a, b, c, y\), got 3"):
         run(eltwise_bundle, a, b, c)
-    with pytest.raises(LaunchError, match="compiled for wormhole_b0, but the device is a blackhole"):
+    with pytest.raises(
+        LaunchError, match="compiled for wormhole_b0, but the device is a blackhole"
+    ):
         run(eltwise_bundle, a, b, c, y, device=Device("blackhole"))
 
 
@@ -176,5 +188,6 @@ def test_unwritten_inputs_are_not_read_back(eltwise_bundle):
     assert all(o is a for o, a in zip(out[:3], arrays[:3], strict=True))
     assert all(np.array_equal(a, f) for a, f in zip(arrays[:3], frozen, strict=True))
     f32 = [f.astype(np.float32) for f in frozen]
-    np.testing.assert_allclose(out[3].astype(np.float32), f32[0] * f32[1] + f32[2],
-                               rtol=2**-7, atol=2**-7)
+    np.testing.assert_allclose(
+        out[3].astype(np.float32), f32[0] * f32[1] + f32[2], rtol=2**-7, atol=2**-7
+    )

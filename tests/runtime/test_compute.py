@@ -24,16 +24,23 @@ def test_matmul_accumulates_over_k(build, l1_acc):
     ta, tb = dev.write_tensor(a), dev.write_tensor(b)
     ty = dev.allocate_tensor((mt * 32, nt * 32), "f32")
     writer = build("eltwise_writer", ct_args=[4096])
-    dev.launch(Program(
-        kernels=[
-            KernelSpec("reader", build("matmul_reader", ct_args=[4096]), "dm0",
-                       [ta.address, tb.address, mt, kt, nt]),
-            KernelSpec("compute", build("matmul_compute", ct_args=[l1_acc]), "compute",
-                       [mt * nt, kt]),
-            KernelSpec("writer", writer, "dm1", [ty.address, 0, mt * nt]),
-        ],
-        dfbs=[DFBConfig(i, 4096, 1, 2, "f32") for i in (0, 1, 16)],
-    ))
+    dev.launch(
+        Program(
+            kernels=[
+                KernelSpec(
+                    "reader",
+                    build("matmul_reader", ct_args=[4096]),
+                    "dm0",
+                    [ta.address, tb.address, mt, kt, nt],
+                ),
+                KernelSpec(
+                    "compute", build("matmul_compute", ct_args=[l1_acc]), "compute", [mt * nt, kt]
+                ),
+                KernelSpec("writer", writer, "dm1", [ty.address, 0, mt * nt]),
+            ],
+            dfbs=[DFBConfig(i, 4096, 1, 2, "f32") for i in (0, 1, 16)],
+        )
+    )
     # fp32 accumulation in a different order than NumPy's: a few ulps.
     np.testing.assert_allclose(dev.read_tensor(ty), a @ b, rtol=1e-5, atol=1e-4)
 
@@ -62,18 +69,25 @@ def _run(cop, *cmds):
     assert q[0] == 0
 
 
-@pytest.mark.parametrize("kind,expect", [
-    (0, lambda x: x),
-    (1, lambda x: np.broadcast_to(x[0:1, :], (32, 32))),
-    (2, lambda x: np.broadcast_to(x[:, 0:1], (32, 32))),
-    (3, lambda x: np.full((32, 32), x[0, 0])),
-])
+@pytest.mark.parametrize(
+    "kind,expect",
+    [
+        (0, lambda x: x),
+        (1, lambda x: np.broadcast_to(x[0:1, :], (32, 32))),
+        (2, lambda x: np.broadcast_to(x[:, 0:1], (32, 32))),
+        (3, lambda x: np.full((32, 32), x[0, 0])),
+    ],
+)
 def test_broadcast_kinds_use_row_major_positions(kind, expect):
     cop, put, get = _cop()
     x = np.arange(1024, dtype=np.float32).reshape(32, 32)
     put(0, x)
-    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_BCAST, 0, F32.code, 2, kind),
-         (memmap.COP_PACK, 2, 8192, F32.code, 0))
+    _run(
+        cop,
+        (memmap.COP_ACQUIRE,),
+        (memmap.COP_BCAST, 0, F32.code, 2, kind),
+        (memmap.COP_PACK, 2, 8192, F32.code, 0),
+    )
     np.testing.assert_array_equal(get(8192), expect(x))
 
 
@@ -82,11 +96,15 @@ def test_unary_fill_and_dst_binary_ops():
     x = np.linspace(0.1, 4, 1024, dtype=np.float32).reshape(32, 32)
     put(0, x)
     two = np.float32(2.0).view(np.uint32)
-    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_UNPACK, 0, F32.code, 0),
-         (memmap.COP_UNARY, memmap.UNOP_SQRT, 0),
-         (memmap.COP_FILL, 1, int(two)),
-         (memmap.COP_BINARY_DST, memmap.BINOP_DIV, 0, 1, 0),
-         (memmap.COP_PACK, 0, 8192, F32.code, 0))
+    _run(
+        cop,
+        (memmap.COP_ACQUIRE,),
+        (memmap.COP_UNPACK, 0, F32.code, 0),
+        (memmap.COP_UNARY, memmap.UNOP_SQRT, 0),
+        (memmap.COP_FILL, 1, int(two)),
+        (memmap.COP_BINARY_DST, memmap.BINOP_DIV, 0, 1, 0),
+        (memmap.COP_PACK, 0, 8192, F32.code, 0),
+    )
     np.testing.assert_allclose(get(8192), np.sqrt(x) / 2, rtol=1e-6)
 
 
@@ -98,8 +116,12 @@ def test_pack_rounds_to_nearest_even_and_l1_acc_adds():
     l1 = cop.l1
     f32 = np.resize(vals, (32, 32)).astype(np.float32)
     l1[0:4096] = tilize(f32).view(np.uint8)[0]
-    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_UNPACK, 0, F32.code, 0),
-         (memmap.COP_PACK, 0, 8192, BF16.code, 0))
+    _run(
+        cop,
+        (memmap.COP_ACQUIRE,),
+        (memmap.COP_UNPACK, 0, F32.code, 0),
+        (memmap.COP_PACK, 0, 8192, BF16.code, 0),
+    )
     assert get(8192)[0, :2].astype(np.float32).tolist() == [1.0, 1 + 2**-6]
     # L1 accumulation: pack adds DST onto the bf16 tile already there.
     _run(cop, (memmap.COP_PACK, 0, 8192, BF16.code, 1))
@@ -117,8 +139,12 @@ def test_bf16_tile_unpack_is_exact():
     cop, put, get = _cop(BF16)
     x = np.random.default_rng(1).standard_normal((32, 32)).astype(BF)
     put(0, x)
-    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_UNPACK, 0, BF16.code, 3),
-         (memmap.COP_PACK, 3, 4096, BF16.code, 0))
+    _run(
+        cop,
+        (memmap.COP_ACQUIRE,),
+        (memmap.COP_UNPACK, 0, BF16.code, 3),
+        (memmap.COP_PACK, 3, 4096, BF16.code, 0),
+    )
     np.testing.assert_array_equal(get(4096).view(np.uint16), x.view(np.uint16))
 
 
@@ -129,25 +155,42 @@ def test_acquire_clears_every_register_written_since_the_last_acquire():
     put(0, x)
     one = int(np.float32(1.0).view(np.uint32))
     # Section 1 writes registers 0, 5 and 7 in that order (7 is DST's last tile).
-    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_UNPACK, 0, F32.code, 0),
-         (memmap.COP_FILL, 7, one), (memmap.COP_FILL, 5, one))
+    _run(
+        cop,
+        (memmap.COP_ACQUIRE,),
+        (memmap.COP_UNPACK, 0, F32.code, 0),
+        (memmap.COP_FILL, 7, one),
+        (memmap.COP_FILL, 5, one),
+    )
     assert cop.dst.any()
     # Section 2: matmul accumulates onto register 7 and pack reads register 5 untouched.
-    _run(cop, (memmap.COP_ACQUIRE,), (memmap.COP_MATMUL, 0, F32.code, 0, F32.code, 7),
-         (memmap.COP_PACK, 7, 8192, F32.code, 0), (memmap.COP_PACK, 5, 16384, F32.code, 0))
+    _run(
+        cop,
+        (memmap.COP_ACQUIRE,),
+        (memmap.COP_MATMUL, 0, F32.code, 0, F32.code, 7),
+        (memmap.COP_PACK, 7, 8192, F32.code, 0),
+        (memmap.COP_PACK, 5, 16384, F32.code, 0),
+    )
     np.testing.assert_array_equal(get(8192), x @ x)
     np.testing.assert_array_equal(get(16384), np.zeros((32, 32), np.float32))
     assert not cop.dst[:7].any()
 
 
-@pytest.mark.parametrize("cmd,message", [
-    ((2, 0, 0, 0, 0, 0, 0, 0x10000200), "unknown coprocessor opcode 2"),  # the retired release
-    ((memmap.COP_UNPACK, 0, 7, 0, 0, 0, 0, 0x10000200),
-     r"unsupported data format code 7 \(use bf16 or f32\)"),
-    ((memmap.COP_UNPACK, 64 * 1024 - 8, F32.code, 0, 0, 0, 0, 0x10000200),
-     r"tile \[0xfff8, 0x10ff8\) is outside L1 \(0x10000 B\)"),
-    ((memmap.COP_BINARY, 9, 0, F32.code, 0, F32.code, 0, 0x10000200), "unknown binary op 9"),
-])
+@pytest.mark.parametrize(
+    "cmd,message",
+    [
+        ((2, 0, 0, 0, 0, 0, 0, 0x10000200), "unknown coprocessor opcode 2"),  # the retired release
+        (
+            (memmap.COP_UNPACK, 0, 7, 0, 0, 0, 0, 0x10000200),
+            r"unsupported data format code 7 \(use bf16 or f32\)",
+        ),
+        (
+            (memmap.COP_UNPACK, 64 * 1024 - 8, F32.code, 0, 0, 0, 0, 0x10000200),
+            r"tile \[0xfff8, 0x10ff8\) is outside L1 \(0x10000 B\)",
+        ),
+        ((memmap.COP_BINARY, 9, 0, F32.code, 0, F32.code, 0, 0x10000200), "unknown binary op 9"),
+    ],
+)
 def test_bad_commands_are_faults_at_their_call_site(cmd, message):
     """A command is validated when first resolved; its fault carries the call site."""
     cop, _, _ = _cop()

@@ -51,8 +51,10 @@ def test_dfb_producer_consumer_across_harts(build):
     blocks = 9
     out = dev.dram.allocate(blocks * 2, PAGE)
     prog = Program(
-        kernels=[KernelSpec("producer", build(PRODUCER), "dm0", [blocks]),
-                 KernelSpec("consumer", build(CONSUMER), "dm1", [out, blocks * 2])],
+        kernels=[
+            KernelSpec("producer", build(PRODUCER), "dm0", [blocks]),
+            KernelSpec("consumer", build(CONSUMER), "dm1", [out, blocks * 2]),
+        ],
         dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
     )
     report = dev.launch(prog)
@@ -94,8 +96,12 @@ def test_noc_dram_interleaved_read_write(build):
     dev.dram.write_pages(src, PAGE, data.view(np.uint8))
     # Interleaving: page 13 is the second page in bank 1.
     assert dev.dram.read(1, src + PAGE, PAGE).view(np.uint32)[0] == 13 * 16
-    dev.launch(Program([KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
-                       [DFBConfig(0, PAGE, 1, 1, "f32")]))
+    dev.launch(
+        Program(
+            [KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+            [DFBConfig(0, PAGE, 1, 1, "f32")],
+        )
+    )
     np.testing.assert_array_equal(_words(dev, dst, n), data[::-1])
 
 
@@ -138,12 +144,16 @@ void kernel_main() {
 def test_multicast_and_remote_semaphores(build):
     dev = Device(grid=(3, 2), quantum=1000)
     out = dev.dram.allocate(6, PAGE)
-    dev.launch(Program(
-        kernels=[KernelSpec("sender", build(MCAST_SENDER), "dm0"),
-                 KernelSpec("receiver", build(MCAST_RECEIVER), "dm1", [out])],
-        dfbs=[DFBConfig(0, PAGE, 1, 1, "f32")],
-        semaphores=[0],
-    ))
+    dev.launch(
+        Program(
+            kernels=[
+                KernelSpec("sender", build(MCAST_SENDER), "dm0"),
+                KernelSpec("receiver", build(MCAST_RECEIVER), "dm1", [out]),
+            ],
+            dfbs=[DFBConfig(0, PAGE, 1, 1, "f32")],
+            semaphores=[0],
+        )
+    )
     words = _words(dev, out, 6)
     for y in range(2):
         for x in range(3):
@@ -174,17 +184,23 @@ def test_device_reuses_machines_across_launches_with_new_code(build):
     src, dst = dev.dram.allocate(n, PAGE), dev.dram.allocate(n, PAGE)
     data = np.arange(n * 16, dtype=np.uint32).reshape(n, 16)
     dev.dram.write_pages(src, PAGE, data.view(np.uint8))
-    copy = Program([KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
-                   [DFBConfig(0, PAGE, 1, 1, "f32")])
+    copy = Program(
+        [KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+        [DFBConfig(0, PAGE, 1, 1, "f32")],
+    )
     dev.launch(copy)
     machine = dev.nodes[0, 0].harts["dm0"]
     # A different kernel in the same slot: stale translated code would misbehave.
     out = dev.dram.allocate(4, PAGE)
-    dev.launch(Program(
-        kernels=[KernelSpec("producer", build(PRODUCER), "dm0", [2]),
-                 KernelSpec("consumer", build(CONSUMER), "dm1", [out, 4])],
-        dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
-    ))
+    dev.launch(
+        Program(
+            kernels=[
+                KernelSpec("producer", build(PRODUCER), "dm0", [2]),
+                KernelSpec("consumer", build(CONSUMER), "dm1", [out, 4]),
+            ],
+            dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
+        )
+    )
     assert dev.nodes[0, 0].harts["dm0"] is machine
     want = np.array([[p * 1000 + j for j in range(16)] for p in range(4)])
     np.testing.assert_array_equal(_words(dev, out, 4), want)
@@ -210,11 +226,15 @@ def test_long_running_hart_is_preempted_and_resumed_correctly(build):
     n = 4_000_000  # ~0.15 s of emulation: the watchdog preempts it
     dev = Device(grid=(1, 1))
     out = dev.dram.allocate(2, PAGE)
-    report = dev.launch(Program(
-        kernels=[KernelSpec("producer", build(LONG_PRODUCER), "dm0", [n]),
-                 KernelSpec("consumer", build(CONSUMER), "dm1", [out, 2])],
-        dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=1, data_format="f32")],
-    ))
+    report = dev.launch(
+        Program(
+            kernels=[
+                KernelSpec("producer", build(LONG_PRODUCER), "dm0", [n]),
+                KernelSpec("consumer", build(CONSUMER), "dm1", [out, 2]),
+            ],
+            dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=1, data_format="f32")],
+        )
+    )
     assert _words(dev, out, 1)[0, 0] == _lcg_power(1664525, 1013904223, n, 1)
     producer = next(k for k in report.kernels if k.kernel == "producer")
     assert producer.turns > 1  # it was preempted (then counted) before it finished
@@ -239,8 +259,12 @@ def test_device_validates_target_and_grid_and_prints_state(build):
         Device("wormhole_b0", grid=(9, 1))
     dev = Device("blackhole", grid=(2, 1))
     assert dev.nodes[1, 0].l1.size == 1572864 and dev.dram.num_banks == 8
-    dev.launch(Program([KernelSpec("consumer", build(CONSUMER), "dm1", [0, 0])],
-                       [DFBConfig(3, PAGE, 1, 2, "f32")]))
+    dev.launch(
+        Program(
+            [KernelSpec("consumer", build(CONSUMER), "dm1", [0, 0])],
+            [DFBConfig(3, PAGE, 1, 2, "f32")],
+        )
+    )
     text = dev.describe()
     assert "Device(blackhole, grid 2x1" in text
     assert "node (1,0): L1 1572864 B" in text

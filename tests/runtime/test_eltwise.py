@@ -21,6 +21,7 @@ def eltwise_elfs(build):
             "compute": build("eltwise_compute"),
             "writer": build("eltwise_writer", ct_args=[page]),
         }
+
     return make
 
 
@@ -58,13 +59,19 @@ def test_multi_node_grid_splits_tiles(eltwise_elfs):
     assert len(report.kernels) == 12  # 3 kernels x 4 nodes
     # 6 tiles over 4 nodes: 2, 2, 1, 1 tiles -> 5 commands per tile.
     assert sorted(k.coprocessor_commands for k in report.kernels if k.slot == "compute") == [
-        5, 5, 10, 10]
+        5,
+        5,
+        10,
+        10,
+    ]
 
 
 def test_torch_in_torch_out(eltwise_elfs):
     torch = pytest.importorskip("torch")
-    a, b, c = (torch.from_numpy(x.astype(np.float32)).to(torch.bfloat16)
-               for x in _inputs((32, 64), "bf16", seed=3))
+    a, b, c = (
+        torch.from_numpy(x.astype(np.float32)).to(torch.bfloat16)
+        for x in _inputs((32, 64), "bf16", seed=3)
+    )
     y, _ = run_eltwise(Device(grid=(1, 1)), eltwise_elfs("bf16"), a, b, c, "bf16")
     assert isinstance(y, torch.Tensor) and y.dtype == torch.bfloat16
     want = (a.float() * b.float() + c.float()).to(torch.bfloat16)

@@ -23,14 +23,19 @@ def _line(src: str, marker: str) -> int:
     return next(i for i, text in enumerate(src.splitlines(), 1) if marker in text)
 
 
-PUSH_ONE = HEAD + """
+PUSH_ONE = (
+    HEAD
+    + """
 void kernel_main() {
   cb_reserve_back(0, 1);
   cb_push_back(0, 1);
 }
 """
+)
 
-WAIT_TWO = HEAD + """
+WAIT_TWO = (
+    HEAD
+    + """
 void kernel_main() {
   cb_wait_front(0, 2);  // WAIT_TWO
   cb_reserve_back(16, 1);
@@ -38,21 +43,27 @@ void kernel_main() {
   cb_pop_front(0, 2);
 }
 """
+)
 
-WAIT_OUT = HEAD + """
+WAIT_OUT = (
+    HEAD
+    + """
 void kernel_main() {
   cb_wait_front(16, 1);  // WAIT_OUT
   cb_pop_front(16, 1);
 }
 """
+)
 
 
 def test_deadlock_report_names_kernels_waits_and_dfb_counters(build):
     dev = Device(grid=(1, 1))
     prog = Program(
-        kernels=[KernelSpec("reader", build(PUSH_ONE, name="reader"), "dm0"),
-                 KernelSpec("compute", build(WAIT_TWO, name="compute"), "compute"),
-                 KernelSpec("writer", build(WAIT_OUT, name="writer"), "dm1")],
+        kernels=[
+            KernelSpec("reader", build(PUSH_ONE, name="reader"), "dm0"),
+            KernelSpec("compute", build(WAIT_TWO, name="compute"), "compute"),
+            KernelSpec("writer", build(WAIT_OUT, name="writer"), "dm1"),
+        ],
         dfbs=[DFBConfig(0, 2048, 1, 2), DFBConfig(16, 2048, 1, 2)],
     )
     with pytest.raises(DeadlockError) as info:
@@ -69,18 +80,27 @@ def test_deadlock_report_names_kernels_waits_and_dfb_counters(build):
 
 
 def test_semaphore_deadlock_is_reported(build):
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 void kernel_main() {
   noc_semaphore_wait(reinterpret_cast<volatile uint32_t*>(get_semaphore(1)), 5);  // SEM
 }
 """
-    with pytest.raises(DeadlockError, match=r"noc_semaphore_wait\(semaphore at 0xf0002004, "
-                       rf"value 5\) at .*sem\.cc:{_line(src, 'SEM')} .*\n\s+current value 3"):
-        Device().launch(Program([KernelSpec("sem", build(src, name="sem"), "dm0")],
-                                semaphores=[0, 3]))
+    )
+    with pytest.raises(
+        DeadlockError,
+        match=r"noc_semaphore_wait\(semaphore at 0xf0002004, "
+        rf"value 5\) at .*sem\.cc:{_line(src, 'SEM')} .*\n\s+current value 3",
+    ):
+        Device().launch(
+            Program([KernelSpec("sem", build(src, name="sem"), "dm0")], semaphores=[0, 3])
+        )
 
 
-SPIN = HEAD + """
+SPIN = (
+    HEAD
+    + """
 void kernel_main() {
   volatile uint32_t x = 0;
   for (;;) {
@@ -88,6 +108,7 @@ void kernel_main() {
   }
 }
 """
+)
 
 
 def test_runaway_kernel_names_kernel_and_source_line(build):
@@ -103,12 +124,15 @@ def test_runaway_kernel_names_kernel_and_source_line(build):
     assert any(f"spin.cc:{n} " in err.location for n in loop), err.location
 
 
-BAD_STORE = HEAD + """
+BAD_STORE = (
+    HEAD
+    + """
 void kernel_main() {
   volatile uint32_t* p = reinterpret_cast<volatile uint32_t*>(0xE0000010u);
   *p = 42;  // BAD
 }
 """
+)
 
 
 def test_bad_address_fault_names_kernel_address_and_line(build):
@@ -120,11 +144,14 @@ def test_bad_address_fault_names_kernel_address_and_line(build):
     assert f"bad.cc:{_line(BAD_STORE, 'BAD')}" in msg
 
 
-ILLEGAL = HEAD + """
+ILLEGAL = (
+    HEAD
+    + """
 void kernel_main() {
   asm volatile(".word 0x00000000");  // ILLEGAL
 }
 """
+)
 
 
 def test_illegal_instruction_fault(build):
@@ -141,13 +168,16 @@ def test_illegal_instruction_fault(build):
     assert any(f"ill.cc:{n} " in str(info.value) for n in lines), str(info.value)
 
 
-BAD_ARG = HEAD + """
+BAD_ARG = (
+    HEAD
+    + """
 void kernel_main() {
   uint32_t a = get_arg_val<uint32_t>(0);
   uint32_t b = get_arg_val<uint32_t>(3);  // ARG
   (void)a; (void)b;
 }
 """
+)
 
 
 def test_missing_runtime_arg_is_reported_at_its_call(build):
@@ -158,11 +188,14 @@ def test_missing_runtime_arg_is_reported_at_its_call(build):
     assert f"arg.cc:{_line(BAD_ARG, 'ARG')}" in msg
 
 
-UNCONFIGURED = HEAD + """
+UNCONFIGURED = (
+    HEAD
+    + """
 void kernel_main() {
   cb_reserve_back(5, 1);  // DFB5
 }
 """
+)
 
 
 def test_unconfigured_dfb_is_reported(build):
@@ -171,37 +204,50 @@ def test_unconfigured_dfb_is_reported(build):
         Device().launch(Program([KernelSpec("k", build(UNCONFIGURED, name="dfb"), "dm0")]))
 
 
-BAD_NOC = HEAD + """
+BAD_NOC = (
+    HEAD
+    + """
 void kernel_main() {
   const TensorAccessor t(get_arg_val<uint32_t>(0), 2048);
   noc_async_read_tile(1000, t, get_write_ptr(0));  // NOC
   noc_async_read_barrier();
 }
 """
+)
 
 
 def test_noc_read_outside_dram_is_reported_at_its_call(build):
     dev = Device()
     tensor = dev.allocate_tensor((32, 32), "bf16")
     with pytest.raises(KernelFaultError) as info:
-        dev.launch(Program([KernelSpec("k", build(BAD_NOC, name="noc"), "dm0", [tensor.address])],
-                           [DFBConfig(0, 2048, 1, 1)]))
+        dev.launch(
+            Program(
+                [KernelSpec("k", build(BAD_NOC, name="noc"), "dm0", [tensor.address])],
+                [DFBConfig(0, 2048, 1, 1)],
+            )
+        )
     msg = str(info.value)
     assert "NOC read from DRAM: DRAM bank 4 range" in msg and "outside allocated DRAM" in msg
     assert f"noc.cc:{_line(BAD_NOC, 'NOC')}" in msg
 
 
-OVERSIZED = HEAD + """
+OVERSIZED = (
+    HEAD
+    + """
 void kernel_main() {
   cb_reserve_back(0, 3);  // BIG
 }
 """
+)
 
 
 def test_reserve_larger_than_dfb_is_an_error_not_a_deadlock(build):
     with pytest.raises(KernelFaultError) as info:
-        Device().launch(Program([KernelSpec("k", build(OVERSIZED, name="big"), "dm0")],
-                                [DFBConfig(0, 2048, 1, 2)]))
+        Device().launch(
+            Program(
+                [KernelSpec("k", build(OVERSIZED, name="big"), "dm0")], [DFBConfig(0, 2048, 1, 2)]
+            )
+        )
     msg = str(info.value)
     assert "cb_reserve_back(DFB 0, 3 pages) can never succeed: the DFB holds 2 pages" in msg
     assert f"big.cc:{_line(OVERSIZED, 'BIG')}" in msg
@@ -216,7 +262,9 @@ def test_runaway_is_caught_in_the_default_uncounted_mode(build):
     assert "spin.cc:" in info.value.location
 
 
-RECURSE = HEAD + """
+RECURSE = (
+    HEAD
+    + """
 uint32_t depth(uint32_t n) {
   volatile uint32_t buf[256];  // 1 KiB of stack per call
   buf[n & 255] = n;
@@ -224,6 +272,7 @@ uint32_t depth(uint32_t n) {
 }
 void kernel_main() { (void)depth(1000); }
 """
+)
 
 
 def test_stack_overflow_hits_the_guard_page(build):
@@ -245,6 +294,9 @@ def test_elf_without_the_crt0_symbols_is_a_launch_error(build, tmp_path):
         pytest.skip("riscv64-unknown-elf-strip is not installed")
     stripped = tmp_path / "stripped.elf"
     subprocess.run([strip, "-o", str(stripped), str(elf)], check=True)
-    with pytest.raises(LaunchError, match=r"stripped\.elf has no '__ttl_exit' symbol: link it "
-                                          r"with the current ttl/runtime/device/link/crt0\.S"):
+    with pytest.raises(
+        LaunchError,
+        match=r"stripped\.elf has no '__ttl_exit' symbol: link it "
+        r"with the current ttl/runtime/device/link/crt0\.S",
+    ):
         ElfImage.load(stripped)

@@ -28,13 +28,17 @@ def test_example_matches_numpy_reference(path, tmp_path):
     if devcc.find_compiler() is None:
         pytest.skip(f"{devcc.CXX} is not installed")
     mod = _module(path)
-    manifest = compile_operation(str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS,
-                                 tmp_path / "ttlc")
+    manifest = compile_operation(
+        str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp_path / "ttlc"
+    )
     bundle = load_bundle(make_bundle(tmp_path / "ttlc", manifest, tmp_path / "bundle"))
     rng = np.random.default_rng(0)
-    arrays = [rng.uniform(-1, 1, t.shape).astype(np.float32)
-              .astype(ml_dtypes.bfloat16 if t.dtype == "bf16" else np.float32)
-              for t in bundle.tensors]
+    arrays = [
+        rng.uniform(-1, 1, t.shape)
+        .astype(np.float32)
+        .astype(ml_dtypes.bfloat16 if t.dtype == "bf16" else np.float32)
+        for t in bundle.tensors
+    ]
     out = run(bundle, *arrays, device=Device(bundle.target, bundle.grid))
     n_inputs = len(inspect.signature(mod.reference).parameters)
     want = mod.reference(*[a.astype(np.float32) for a in arrays[:n_inputs]])

@@ -30,7 +30,8 @@ def test_linker_script_local_region_matches_memmap():
     stack = re.search(r"__stack_top - (0x[0-9A-Fa-f]+) - (0x[0-9A-Fa-f]+)", ld)
     assert int(stack[1], 16) == memmap.STACK_SIZE
     assert memmap.LOCAL_BASE + memmap.LOCAL_SIZE - int(stack[1], 16) - int(stack[2], 16) == (
-        memmap.STACK_GUARD)
+        memmap.STACK_GUARD
+    )
 
 
 def test_tilize_face_layout():

@@ -42,10 +42,10 @@ RESERVE = "cb_reserve_back(DFB 0, 1 page)"
 
 def _program(build, producer_spin: int, consumer_spin: int) -> Program:
     return Program(
-        kernels=[KernelSpec("producer", build(PRODUCER, name="producer"), "dm0",
-                            [PAGES, producer_spin]),
-                 KernelSpec("consumer", build(CONSUMER, name="consumer"), "dm1",
-                            [PAGES, consumer_spin])],
+        kernels=[
+            KernelSpec("producer", build(PRODUCER, name="producer"), "dm0", [PAGES, producer_spin]),
+            KernelSpec("consumer", build(CONSUMER, name="consumer"), "dm1", [PAGES, consumer_spin]),
+        ],
         dfbs=[DFBConfig(0, 64, pages_per_block=1, block_count=2, data_format="f32")],
     )
 
@@ -91,8 +91,9 @@ def test_unprofiled_report_has_no_instruction_counts(build):
 def test_waiting_side_has_the_large_wait_measure(build, slow):
     """The fast side waits on the slow one's busy loop; the slow side hardly waits."""
     spin = 20_000
-    program = _program(build, spin if slow == "producer" else 10,
-                       spin if slow == "consumer" else 10)
+    program = _program(
+        build, spin if slow == "producer" else 10, spin if slow == "consumer" else 10
+    )
     stats = _stats(Device(grid=(1, 1), profile=True).launch(program))
     fast = "consumer" if slow == "producer" else "producer"
     fast_wait = WAIT if fast == "consumer" else RESERVE
@@ -110,8 +111,9 @@ def test_a_waiting_kernel_finishes_at_its_producers_cycle(build, quantum):
     producer ends (instructions + cycles waited) a few cycles after the producer's last
     push, however the emulator interleaved them."""
     spin = 20_000
-    stats = _stats(Device(grid=(1, 1), profile=True, quantum=quantum)
-                   .launch(_program(build, spin, 10)))
+    stats = _stats(
+        Device(grid=(1, 1), profile=True, quantum=quantum).launch(_program(build, spin, 10))
+    )
     producer, consumer = stats["producer"], stats["consumer"]
     consumer_end = consumer.instructions + sum(consumer.waited.values())
     # The producer's clock at its last push is its instruction count less a few
@@ -147,10 +149,15 @@ def test_wait_on_another_nodes_semaphore_is_measured(build):
     """A semaphore increment from another node over the NOC wakes the waiter at the
     signalling hart's cycle."""
     spin = 30_000
-    report = Device(grid=(2, 1), profile=True).launch(Program(
-        kernels=[KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0", [spin]),
-                 KernelSpec("wait", build(WAITER, name="wait"), "dm1")],
-        semaphores=[0]))
+    report = Device(grid=(2, 1), profile=True).launch(
+        Program(
+            kernels=[
+                KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0", [spin]),
+                KernelSpec("wait", build(WAITER, name="wait"), "dm1"),
+            ],
+            semaphores=[0],
+        )
+    )
     by_node = {(k.kernel, k.node): k for k in report.kernels}
     signaller, waiter = by_node["signal", (0, 0)], by_node["wait", (1, 0)]
     (waited,) = waiter.waited.values()

@@ -31,8 +31,9 @@ class Bazel:
         self.workspace = workspace
         self.output_base = output_base
 
-    def __call__(self, command: str, *args: str, env: dict[str, str] | None = None,
-                 timeout: int = 900) -> subprocess.CompletedProcess:
+    def __call__(
+        self, command: str, *args: str, env: dict[str, str] | None = None, timeout: int = 900
+    ) -> subprocess.CompletedProcess:
         extra = BUILD_FLAGS if command in ("build", "test", "run") else ()
         return subprocess.run(
             ["bazel", f"--output_base={self.output_base}", command, *extra, *args],
@@ -118,11 +119,11 @@ error_log {self.root}/error.log warn;
 events {{ worker_connections 128; }}
 http {{
     access_log {self.root}/access.log;
-    client_body_temp_path {temp['body']};
-    proxy_temp_path {temp['proxy']};
-    fastcgi_temp_path {temp['fastcgi']};
-    uwsgi_temp_path {temp['uwsgi']};
-    scgi_temp_path {temp['scgi']};
+    client_body_temp_path {temp["body"]};
+    proxy_temp_path {temp["proxy"]};
+    fastcgi_temp_path {temp["fastcgi"]};
+    uwsgi_temp_path {temp["uwsgi"]};
+    scgi_temp_path {temp["scgi"]};
     server {{
         listen 127.0.0.1:{self.port};
         root {self.cache};

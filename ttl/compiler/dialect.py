@@ -782,9 +782,7 @@ class FillOp(IRDLOperation):
     assembly_format = "$value attr-dict `:` type($result)"
 
     def __init__(self, value: float, result_type: TilesType):
-        super().__init__(
-            properties={"value": FloatAttr(value, 32)}, result_types=[result_type]
-        )
+        super().__init__(properties={"value": FloatAttr(value, 32)}, result_types=[result_type])
 
     def verify_(self) -> None:
         _require_compute(self)
@@ -1087,15 +1085,16 @@ class CallExternOp(IRDLOperation):
         if len(descriptors) != len(self.descriptor_dfbs):
             raise VerifyException("one descriptor_dfbs operand per #ttl.dfb_descriptor")
         for attr, value in zip(descriptors, self.descriptor_dfbs, strict=True):
-            if isinstance(value.owner, GetDFBOp) and value.owner.ref.root_reference.data != attr.dfb_name:
+            if (
+                isinstance(value.owner, GetDFBOp)
+                and value.owner.ref.root_reference.data != attr.dfb_name
+            ):
                 raise VerifyException("a descriptor operand must be the DFB its attribute names")
         for v in self.func_args:
             if not isinstance(v.type, IntegerType | DFBType | TensorType):
                 raise VerifyException(f"unsupported external argument type {v.type}")
         deps = self.get_dfb_dependency_operands()
-        dep_names = {
-            v.owner.ref.root_reference.data for v in deps if isinstance(v.owner, GetDFBOp)
-        }
+        dep_names = {v.owner.ref.root_reference.data for v in deps if isinstance(v.owner, GetDFBOp)}
         for a in self.template_args.data:
             if isinstance(a, DFBIdAttr) and a.dfb_name not in dep_names:
                 raise VerifyException(f"#ttl.dfb_id<@{a.dfb_name}> needs that DFB as a dependency")

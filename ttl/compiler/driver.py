@@ -140,7 +140,7 @@ def load_operation(src: str, name: str) -> Operation:
             del sys.modules[mod_name]
             loc = SourceLoc(path, e.lineno or 0, max((e.offset or 1) - 1, 0))
             raise TTLCompileError(f"invalid Python: {e.msg}", loc, "fix the syntax") from None
-        except Exception as e:  # noqa: BLE001 - any error while importing the user's file
+        except Exception as e:
             del sys.modules[mod_name]
             frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
             where = frames[-1] if frames else None
@@ -153,7 +153,7 @@ def load_operation(src: str, name: str) -> Operation:
     value = getattr(module, name, None)
     if not isinstance(value, Operation):
         found = sorted(k for k, v in vars(module).items() if isinstance(v, Operation))
-        raise LookupError(  # noqa: TRY004 - a lookup by name failed
+        raise LookupError(
             f"'{name}' is not a @ttl.operation in {src} (operations there: "
             f"{', '.join(found) or 'none'})"
         )

@@ -119,14 +119,14 @@ def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int
     try:
         grid = parse_grid(request)
     except ValueError as e:
-        raise TTLCompileError(str(e), loc, "write grid=(x, y) or grid=\"full\"") from None
+        raise TTLCompileError(str(e), loc, 'write grid=(x, y) or grid="full"') from None
     if grid == "full":
         return target.full_grid
     if not 1 <= len(grid) <= 2 or not all(isinstance(g, int) and g > 0 for g in grid):
         raise TTLCompileError(
             f"grid must be one or two positive integers, got {request!r}",
             loc,
-            "write grid=(x, y), e.g. grid=(4, 4), or grid=\"full\"",
+            'write grid=(x, y), e.g. grid=(4, 4), or grid="full"',
         )
     x, y = (grid[0], grid[1]) if len(grid) == 2 else (grid[0], 1)
     fx, fy = target.full_grid
@@ -134,7 +134,7 @@ def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int
         raise TTLCompileError(
             f"grid ({x}, {y}) is larger than the {target.name} grid ({fx}, {fy})",
             loc,
-            f"use a grid of at most ({fx}, {fy}), or grid=\"full\" to take the whole device",
+            f'use a grid of at most ({fx}, {fy}), or grid="full" to take the whole device',
         )
     return (x, y)
 
@@ -213,13 +213,14 @@ def _run_top_level(op: Operation, args: list[TensorArg], ctx: EvalContext) -> di
         op.fn(*args)
     except TTLCompileError:
         raise
-    except Exception as e:  # noqa: BLE001 - any user error in shape arithmetic etc.
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == code.co_filename]
+    except Exception as e:
+        frames = [
+            f for f in traceback.extract_tb(e.__traceback__) if f.filename == code.co_filename
+        ]
         where = frames[-1] if frames else None
         loc = SourceLoc(where.filename, where.lineno or 0, where.colno or 0) if where else op.loc
         raise TTLCompileError(
-            f"evaluating the top level of operation '{op.name}' raised "
-            f"{type(e).__name__}: {e}",
+            f"evaluating the top level of operation '{op.name}' raised {type(e).__name__}: {e}",
             loc,
             "the top level runs with tensor specs (shape, dtype); check shape arithmetic",
         ) from None

@@ -98,7 +98,9 @@ def function_identity(fn: types.FunctionType, def_node: ast.FunctionDef | None =
     return h.hexdigest()
 
 
-def bind_handles(owner: Any, named_values: Iterator[tuple[str, Any]] | list[tuple[str, Any]]) -> None:
+def bind_handles(
+    owner: Any, named_values: Iterator[tuple[str, Any]] | list[tuple[str, Any]]
+) -> None:
     """Bind every unbound ``ttl.Kernel`` among ``named_values`` to ``owner`` in place.
 
     The first name (in the given, sorted order) wins when one handle has

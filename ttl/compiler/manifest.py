@@ -79,9 +79,7 @@ def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) ->
         "processor_slot": k.slot.data if k.slot else None,
         "source": src.filename,
         "compile_time_args": ct_args,
-        "defines": {
-            f"KERNEL_COMPILE_TIME_ARG_{i}": str(a["value"]) for i, a in enumerate(ct_args)
-        },
+        "defines": {f"KERNEL_COMPILE_TIME_ARG_{i}": str(a["value"]) for i, a in enumerate(ct_args)},
     }
 
 
@@ -103,12 +101,14 @@ def _extern_calls(kernels: list[d.KernelOp]) -> list[dict[str, Any]]:
                 loc = op.location
                 line = loc.line.data if isinstance(loc, FileLineColLoc) else 0
                 file = loc.filename.data if isinstance(loc, FileLineColLoc) else ""
-                out.append({
-                    "header": op.header.data,
-                    "callee": op.callee.data,
-                    "kernel": k.sym_name.data,
-                    "loc": {"file": file, "line": line},
-                })
+                out.append(
+                    {
+                        "header": op.header.data,
+                        "callee": op.callee.data,
+                        "kernel": k.sym_name.data,
+                        "loc": {"file": file, "line": line},
+                    }
+                )
     return out
 
 
@@ -131,8 +131,9 @@ def written_tensors(kernels: list[d.KernelOp]) -> set[str]:
             elif isinstance(op, d.RawAddrOp):
                 written.add(_tensor_symbol(op.tensor))
             elif isinstance(op, d.CallExternOp):
-                written.update(_tensor_symbol(v) for v in op.operands
-                               if isinstance(v.type, d.TensorType))
+                written.update(
+                    _tensor_symbol(v) for v in op.operands if isinstance(v.type, d.TensorType)
+                )
     written.discard(None)
     return written
 
@@ -156,17 +157,13 @@ def build_manifest(
         },
         "target": op.target.data,
         "grid": {"x": grid[0], "y": grid[1]},
-        "tensors": [
-            dict(_tensor_entry(t), written=t.sym_name.data in written) for t in tensors
-        ],
+        "tensors": [dict(_tensor_entry(t), written=t.sym_name.data in written) for t in tensors],
         "dfbs": [_dfb_entry(f) for f in _physical(dfbs.values())],
         "logical_dfbs": [
             {"name": n, "physical_index": f.physical_index.value.data}  # type: ignore[union-attr]
             for n, f in dfbs.items()
         ],
-        "kernels": [
-            _kernel_entry(k, s, dfbs) for k, s in zip(kernels, sources, strict=True)
-        ],
+        "kernels": [_kernel_entry(k, s, dfbs) for k, s in zip(kernels, sources, strict=True)],
         "runtime_args": {
             "per_node": [
                 {"index": t.index.value.data, "kind": "tensor_address", "tensor": t.sym_name.data}

@@ -66,8 +66,10 @@ class Bundle:
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{t.name}: {t.dtype}{list(t.shape)}" for t in self.tensors)
-        return (f"Bundle({self.operation}({sig}) on {self.target} "
-                f"{self.grid[0]}x{self.grid[1]}, {len(self.kernels)} kernels)")
+        return (
+            f"Bundle({self.operation}({sig}) on {self.target} "
+            f"{self.grid[0]}x{self.grid[1]}, {len(self.kernels)} kernels)"
+        )
 
 
 def load_bundle(path: str | os.PathLike) -> Bundle:
@@ -90,23 +92,39 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     if m.get("schema") != MANIFEST_SCHEMA:
         raise BundleError(f"{where}: schema is {m.get('schema')!r}, expected {MANIFEST_SCHEMA!r}")
     if m.get("version") not in MANIFEST_VERSIONS:
-        raise BundleError(f"{where}: manifest version {m.get('version')!r} is not supported by "
-                          f"this runtime (supports {list(MANIFEST_VERSIONS)}): rebuild the "
-                          "operation with the matching ttl compiler")
+        raise BundleError(
+            f"{where}: manifest version {m.get('version')!r} is not supported by "
+            f"this runtime (supports {list(MANIFEST_VERSIONS)}): rebuild the "
+            "operation with the matching ttl compiler"
+        )
     target = m["target"]
     if target not in _targets.TARGETS:
-        raise BundleError(f"{where}: unknown target {target!r} (known: "
-                          f"{sorted(_targets.TARGETS)})")
+        raise BundleError(f"{where}: unknown target {target!r} (known: {sorted(_targets.TARGETS)})")
     grid = (int(m["grid"]["x"]), int(m["grid"]["y"]))
     full = _targets.TARGETS[target].full_grid
     if not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
         raise BundleError(f"{where}: grid {grid} does not fit {target} ({full[0]}x{full[1]})")
     files = _bundle_files(m, where)
-    tensors = [TensorSignature(t["name"], int(t["index"]), tuple(int(s) for s in t["shape"]),
-                               data_format(t["dtype"]).name, bool(t.get("written", True)))
-               for t in sorted(m["tensors"], key=lambda t: t["index"])]
-    dfbs = [DFBConfig(int(d["physical_index"]), int(d["page_size"]), int(d["pages_per_block"]),
-                      int(d["block_count"]), d["data_format"]) for d in m["dfbs"]]
+    tensors = [
+        TensorSignature(
+            t["name"],
+            int(t["index"]),
+            tuple(int(s) for s in t["shape"]),
+            data_format(t["dtype"]).name,
+            bool(t.get("written", True)),
+        )
+        for t in sorted(m["tensors"], key=lambda t: t["index"])
+    ]
+    dfbs = [
+        DFBConfig(
+            int(d["physical_index"]),
+            int(d["page_size"]),
+            int(d["pages_per_block"]),
+            int(d["block_count"]),
+            d["data_format"],
+        )
+        for d in m["dfbs"]
+    ]
     kernels = []
     for k in m["kernels"]:
         rel = f"elf/{os.path.splitext(k['source'])[0]}.elf"
@@ -120,8 +138,10 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     names = {t.name for t in tensors}
     for a in args:
         if a["kind"] != "tensor_address" or a["tensor"] not in names:
-            raise BundleError(f"{where}: runtime arg {a['index']} ({a}) is not supported by this "
-                              "runtime: rebuild with the matching ttl compiler")
+            raise BundleError(
+                f"{where}: runtime arg {a['index']} ({a}) is not supported by this "
+                "runtime: rebuild with the matching ttl compiler"
+            )
     if m["runtime_args"].get("common"):
         raise BundleError(f"{where}: common runtime args are not supported in manifest v1")
     return Bundle(root, m, m["operation"]["name"], target, grid, tensors, dfbs, kernels, args)
@@ -130,15 +150,18 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
 def _bundle_files(m: dict, where: str) -> dict[str, str]:
     section = m.get("bundle")
     if not section:
-        raise BundleError(f"{where} has no 'bundle' section (file hashes): this is compiler "
-                          "output, not a bundle; build it with ttl_operation")
+        raise BundleError(
+            f"{where} has no 'bundle' section (file hashes): this is compiler "
+            "output, not a bundle; build it with ttl_operation"
+        )
     if section.get("format") not in BUNDLE_FORMATS:
         raise BundleError(f"{where}: bundle format {section.get('format')!r} is not supported")
     return section["files"]
 
 
-def _check_file(root: Path, rel: str, files: dict[str, str], where: str,
-                what: str) -> tuple[bytes, str]:
+def _check_file(
+    root: Path, rel: str, files: dict[str, str], where: str, what: str
+) -> tuple[bytes, str]:
     """The bytes of bundle file ``rel`` and their SHA-256 (hex), checked against the
     manifest's hash."""
     if rel not in files:
@@ -149,8 +172,10 @@ def _check_file(root: Path, rel: str, files: dict[str, str], where: str,
         raise BundleError(f"{root / rel} ({what}) is missing from the bundle") from None
     digest = hashlib.sha256(raw).hexdigest()
     if "sha256:" + digest != files[rel]:
-        raise BundleError(f"{root / rel} ({what}) does not match its hash in manifest.json: the "
-                          "bundle was modified after it was built; rebuild it")
+        raise BundleError(
+            f"{root / rel} ({what}) does not match its hash in manifest.json: the "
+            "bundle was modified after it was built; rebuild it"
+        )
     return raw, digest
 
 
@@ -169,11 +194,15 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
     arrays = _check_tensors(bundle, tensors)
     dev = device or Device(target=bundle.target, grid=bundle.grid)
     if dev.target.name != bundle.target:
-        raise LaunchError(f"{bundle.operation} was compiled for {bundle.target}, but the device "
-                          f"is a {dev.target.name}")
+        raise LaunchError(
+            f"{bundle.operation} was compiled for {bundle.target}, but the device "
+            f"is a {dev.target.name}"
+        )
     if dev.grid != bundle.grid:
-        raise LaunchError(f"{bundle.operation} was compiled for a {bundle.grid} grid, but the "
-                          f"device has {dev.grid}")
+        raise LaunchError(
+            f"{bundle.operation} was compiled for a {bundle.grid} grid, but the "
+            f"device has {dev.grid}"
+        )
     mark = dev.dram.mark()
     try:
         return _run_on(dev, bundle, tensors, arrays)
@@ -182,7 +211,9 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
 
 
 def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> tuple:
-    handles = {sig.name: dev.write_tensor(arr, sig.dtype) for sig, arr in zip(bundle.tensors, arrays)}
+    handles = {
+        sig.name: dev.write_tensor(arr, sig.dtype) for sig, arr in zip(bundle.tensors, arrays)
+    }
     args = [handles[a["tensor"]].address for a in bundle.per_node_args]
     program = Program(
         kernels=[KernelSpec(k.name, k.image, k.slot, args) for k in bundle.kernels],
@@ -204,14 +235,13 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
     return tuple(results)
 
 
-
-
 def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
     sigs = bundle.tensors
     if len(tensors) != len(sigs):
         names = ", ".join(s.name for s in sigs)
-        raise LaunchError(f"{bundle.operation} takes {len(sigs)} tensors ({names}), got "
-                          f"{len(tensors)}")
+        raise LaunchError(
+            f"{bundle.operation} takes {len(sigs)} tensors ({names}), got {len(tensors)}"
+        )
     arrays = []
     for sig, t in zip(sigs, tensors):
         arr = to_numpy(t)
@@ -220,12 +250,14 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
             raise LaunchError(
                 f"{bundle.operation}: tensor '{sig.name}' (argument {sig.index}) has dtype "
                 f"{arr.dtype}, but the operation was compiled for {sig.dtype}: convert it "
-                f"(e.g. .astype({'ml_dtypes.bfloat16' if sig.dtype == 'bf16' else 'np.float32'}))")
+                f"(e.g. .astype({'ml_dtypes.bfloat16' if sig.dtype == 'bf16' else 'np.float32'}))"
+            )
         if tuple(arr.shape) != sig.shape:
             raise LaunchError(
                 f"{bundle.operation}: tensor '{sig.name}' (argument {sig.index}) has shape "
                 f"{tuple(arr.shape)}, but the operation was compiled for {sig.shape}: recompile "
-                "the operation for this shape")
+                "the operation for this shape"
+            )
         arrays.append(arr)
     return arrays
 
@@ -242,8 +274,11 @@ def _writable_view(original, array: np.ndarray, tensor) -> np.ndarray | None:
         view = original
     else:
         return None
-    ok = (view.flags.c_contiguous and view.dtype == tensor.format.dtype
-          and tuple(view.shape) == tensor.shape)
+    ok = (
+        view.flags.c_contiguous
+        and view.dtype == tensor.format.dtype
+        and tuple(view.shape) == tensor.shape
+    )
     return view if ok else None
 
 

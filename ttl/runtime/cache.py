@@ -55,8 +55,10 @@ def device_compiler_version() -> str:
     """First line of ``<device cxx> --version``, plus the flags devcc uses."""
     cxx = devcc.find_compiler()
     if cxx is None:
-        raise LaunchError(f"device compiler {devcc.CXX} not found: install "
-                          "gcc-riscv64-unknown-elf, or set TTL_DEVICE_CXX to a RISC-V compiler")
+        raise LaunchError(
+            f"device compiler {devcc.CXX} not found: install "
+            "gcc-riscv64-unknown-elf, or set TTL_DEVICE_CXX to a RISC-V compiler"
+        )
     proc = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
     first = (proc.stdout or proc.stderr).splitlines()[:1]
     return f"{cxx}: {first[0] if first else '?'} {' '.join(devcc.CXXFLAGS)}"
@@ -66,8 +68,14 @@ def device_compiler_version() -> str:
 def toolchain_fingerprint() -> str:
     """SHA-256 over the ttl sources that determine compiler output and ELFs."""
     digest = hashlib.sha256()
-    files = sorted({p for pattern in _FINGERPRINT_GLOBS for p in _TTL_DIR.glob(pattern)
-                    if p.is_file() and "__pycache__" not in p.parts})
+    files = sorted(
+        {
+            p
+            for pattern in _FINGERPRINT_GLOBS
+            for p in _TTL_DIR.glob(pattern)
+            if p.is_file() and "__pycache__" not in p.parts
+        }
+    )
     for path in files:
         digest.update(str(path.relative_to(_TTL_DIR)).encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -86,8 +94,9 @@ def _dir_fingerprint(dirs: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def cache_key(identity: str, specs: Sequence[str], target: str, grid: Any,
-              include_dirs: Sequence[str] = ()) -> str:
+def cache_key(
+    identity: str, specs: Sequence[str], target: str, grid: Any, include_dirs: Sequence[str] = ()
+) -> str:
     """The entry name: SHA-256 over everything that decides the bundle's bytes."""
     fields = {
         "format": KEY_VERSION,
@@ -135,8 +144,12 @@ def discard(key: str) -> None:
     shutil.rmtree(cache_dir() / "src" / key, ignore_errors=True)
 
 
-def store(key: str, result: Any, include_dirs: Sequence[str] = (),
-          on_kernel: Callable[[str], None] | None = None) -> Path:
+def store(
+    key: str,
+    result: Any,
+    include_dirs: Sequence[str] = (),
+    on_kernel: Callable[[str], None] | None = None,
+) -> Path:
     """Builds the ELFs of a ``CompileResult`` and publishes the bundle atomically.
 
     The bundle is assembled in a temporary directory next to its final place
@@ -161,8 +174,13 @@ def store(key: str, result: Any, include_dirs: Sequence[str] = (),
     return final
 
 
-def _assemble(out: Path, key: str, result: Any, include_dirs: Sequence[str],
-              on_kernel: Callable[[str], None] | None) -> None:
+def _assemble(
+    out: Path,
+    key: str,
+    result: Any,
+    include_dirs: Sequence[str],
+    on_kernel: Callable[[str], None] | None,
+) -> None:
     manifest = result.manifest
     files = {}
     (out / "kernels").mkdir()
@@ -184,8 +202,12 @@ def _assemble(out: Path, key: str, result: Any, include_dirs: Sequence[str],
             on_kernel(kernel["name"])
         stem = Path(kernel["source"]).stem
         dirs = [*kernel.get("include_dirs", []), *(os.path.abspath(d) for d in include_dirs)]
-        devcc.compile_kernel(src_dir / kernel["source"], out / "elf" / f"{stem}.elf",
-                             defines=kernel["defines"], include_dirs=dirs)
+        devcc.compile_kernel(
+            src_dir / kernel["source"],
+            out / "elf" / f"{stem}.elf",
+            defines=kernel["defines"],
+            include_dirs=dirs,
+        )
 
     # The device compiler is a subprocess: building kernels in parallel is free speed.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
@@ -195,5 +217,6 @@ def _assemble(out: Path, key: str, result: Any, include_dirs: Sequence[str],
             rel = path.relative_to(out).as_posix()
             files[rel] = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
     data = dict(manifest, bundle={"format": BUNDLE_FORMAT, "files": files})
-    (out / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n",
-                                       encoding="utf-8")
+    (out / "manifest.json").write_text(
+        json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )

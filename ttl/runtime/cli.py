@@ -30,15 +30,23 @@ from ttl.targets import DEFAULT_TARGET, TARGETS
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("target", DEFAULT_TARGET, sorted(TARGETS), "Device target to emulate.")
-flags.DEFINE_string("grid", None, "Run every operation on this grid instead of its own: XxY "
-                    "(e.g. 4x4) or 'full'.")
-flags.DEFINE_boolean("profile", False, "After the program, print the per-call profile table "
-                     "(kernels, exact instructions executed, blocks and cycles waited per DFB wait, "
-                     "tiles moved, coprocessor ops); slows emulation.")
+flags.DEFINE_string(
+    "grid", None, "Run every operation on this grid instead of its own: XxY (e.g. 4x4) or 'full'."
+)
+flags.DEFINE_boolean(
+    "profile",
+    False,
+    "After the program, print the per-call profile table "
+    "(kernels, exact instructions executed, blocks and cycles waited per DFB wait, "
+    "tiles moved, coprocessor ops); slows emulation.",
+)
 
-USAGE = ("usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]")
-_INTERNAL = (str(Path(ttl.__file__).resolve().parent), os.path.dirname(runpy.__file__),
-             "<frozen runpy>")
+USAGE = "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]"
+_INTERNAL = (
+    str(Path(ttl.__file__).resolve().parent),
+    os.path.dirname(runpy.__file__),
+    "<frozen runpy>",
+)
 
 
 def parse(argv: list[str]) -> list[str]:
@@ -89,7 +97,7 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("ttl run: interrupted", file=sys.stderr)
         return 130
-    except BaseException as e:  # noqa: BLE001 - the user's program raised: show its traceback
+    except BaseException as e:
         print(_user_traceback(e), file=sys.stderr, end="")
         status = 1
     if FLAGS.profile:
@@ -106,8 +114,10 @@ def _user_traceback(error: BaseException) -> str:
     exc.stack = traceback.StackSummary.from_list(frames)
     text = "".join(exc.format(chain=False))
     if internal:
-        text += ("ttl run: the error was raised inside ttl, called from the line above; if the "
-                 "message does not say what to change, please report it\n")
+        text += (
+            "ttl run: the error was raised inside ttl, called from the line above; if the "
+            "message does not say what to change, please report it\n"
+        )
     return text
 
 

@@ -100,8 +100,9 @@ class Coprocessor:
 
     def drain(self, queue) -> None:
         """Executes and empties the command queue mapped at ``queue`` (uint32 words)."""
-        words = memmap.take_queue(queue, memmap.COP_HEADER_BYTES, _WORDS, memmap.COP_CAPACITY,
-                                  "coprocessor")
+        words = memmap.take_queue(
+            queue, memmap.COP_HEADER_BYTES, _WORDS, memmap.COP_CAPACITY, "coprocessor"
+        )
         self.commands += len(words) // _WORDS
         compiled = self._compiled
         for i in range(0, len(words), _WORDS):
@@ -152,7 +153,8 @@ class Coprocessor:
             dtype, nbytes = fmt
             if addr + nbytes > self.l1.size:
                 raise DeviceFault(
-                    f"tile [{addr:#x}, {addr + nbytes:#x}) is outside L1 ({self.l1.size:#x} B)")
+                    f"tile [{addr:#x}, {addr + nbytes:#x}) is outside L1 ({self.l1.size:#x} B)"
+                )
             view = self._views[addr, fmt_code] = self.l1[addr : addr + nbytes].view(dtype)
         return view
 
@@ -178,12 +180,18 @@ class Coprocessor:
     def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
         # dtype=float32 makes the ufunc widen bf16 operands itself (exactly),
         # cheaper than converting each operand first.
-        return partial(self._fn(_BINARY, op, "binary"), self._tile_view(addr_a, fmt_a),
-                       self._tile_view(addr_b, fmt_b), out=self._out(dst), dtype=np.float32)
+        return partial(
+            self._fn(_BINARY, op, "binary"),
+            self._tile_view(addr_a, fmt_a),
+            self._tile_view(addr_b, fmt_b),
+            out=self._out(dst),
+            dtype=np.float32,
+        )
 
     def _binary_dst(self, op, a, b, out, *_):
-        return partial(self._fn(_BINARY, op, "binary"), self._reg(a), self._reg(b),
-                       out=self._out(out))
+        return partial(
+            self._fn(_BINARY, op, "binary"), self._reg(a), self._reg(b), out=self._out(out)
+        )
 
     def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
         a, b = self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b)

@@ -19,8 +19,16 @@ INCLUDE_DIR = DEVICE_DIR / "include"
 LINKER_SCRIPT = DEVICE_DIR / "link" / "kernel.ld"
 CRT0 = DEVICE_DIR / "link" / "crt0.S"
 CXX = os.environ.get("TTL_DEVICE_CXX", "riscv64-unknown-elf-g++")
-CXXFLAGS = ["-march=rv32im", "-mabi=ilp32", "-O2", "-ffreestanding", "-fno-exceptions",
-            "-fno-rtti", "-nostdinc++", "-std=c++17"]
+CXXFLAGS = [
+    "-march=rv32im",
+    "-mabi=ilp32",
+    "-O2",
+    "-ffreestanding",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-nostdinc++",
+    "-std=c++17",
+]
 
 
 def find_compiler() -> str | None:
@@ -28,9 +36,15 @@ def find_compiler() -> str | None:
     return shutil.which(CXX)
 
 
-def compile_kernel(source: str | os.PathLike, output: str | os.PathLike, *,
-                   compile_time_args: Sequence[int] = (), defines: Mapping[str, str] = {},
-                   include_dirs: Sequence[str | os.PathLike] = (), debug: bool = True) -> Path:
+def compile_kernel(
+    source: str | os.PathLike,
+    output: str | os.PathLike,
+    *,
+    compile_time_args: Sequence[int] = (),
+    defines: Mapping[str, str] = {},
+    include_dirs: Sequence[str | os.PathLike] = (),
+    debug: bool = True,
+) -> Path:
     """Builds one kernel ELF from ``source``; raises LaunchError with the compiler output."""
     cxx = find_compiler()
     if cxx is None:
@@ -41,8 +55,17 @@ def compile_kernel(source: str | os.PathLike, output: str | os.PathLike, *,
     cmd += [f"-D{k}={v}" for k, v in sorted(defines.items())]
     if debug:
         cmd.append("-g")
-    cmd += ["-nostdlib", "-nostartfiles", "-T", str(LINKER_SCRIPT), str(CRT0), str(source),
-            "-lgcc", "-o", str(output)]
+    cmd += [
+        "-nostdlib",
+        "-nostartfiles",
+        "-T",
+        str(LINKER_SCRIPT),
+        str(CRT0),
+        str(source),
+        "-lgcc",
+        "-o",
+        str(output),
+    ]
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if proc.returncode:
         raise LaunchError(f"compiling {source} failed:\n{proc.stderr}")

@@ -40,9 +40,16 @@ class Device:
     block), so it is off by default.
     """
 
-    def __init__(self, target: str = _targets.DEFAULT_TARGET, grid=(1, 1), *,
-                 instruction_budget: int = 500_000_000, quantum: int | None = None,
-                 yield_charge: int = 100, profile: bool = False):
+    def __init__(
+        self,
+        target: str = _targets.DEFAULT_TARGET,
+        grid=(1, 1),
+        *,
+        instruction_budget: int = 500_000_000,
+        quantum: int | None = None,
+        yield_charge: int = 100,
+        profile: bool = False,
+    ):
         if target not in _targets.TARGETS:
             raise LaunchError(f"unknown target {target!r}: use one of {sorted(_targets.TARGETS)}")
         self.target = _targets.TARGETS[target]
@@ -59,9 +66,11 @@ class Device:
         self.profile = profile
         self.dram = Dram(DRAM_BANKS[target])
         self.nodes = {
-            (x, y): Node((x, y), grid, self.target.l1_bytes, self.target.dfb_count,
-                         self.dram.num_banks)
-            for y in range(grid[1]) for x in range(grid[0])
+            (x, y): Node(
+                (x, y), grid, self.target.l1_bytes, self.target.dfb_count, self.dram.num_banks
+            )
+            for y in range(grid[1])
+            for x in range(grid[0])
         }
         self.noc = Noc(self.nodes, self.dram, grid)
         self.slots = sorted({s for slots in self.target.slots.values() for s in slots})
@@ -108,8 +117,7 @@ class Device:
         raw = self.dram.pages_view(tensor.address, tensor.page_size, tensor.num_pages)
         if raw is None:
             staging = self._staging(tensor.num_pages * tensor.page_size)
-            raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages,
-                                       staging)
+            raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
         arr = untilize(raw.view(tensor.format.dtype), tensor.shape, out=out)
         return arr if out is not None else like_input(arr, like)
 
@@ -135,11 +143,20 @@ class Device:
             rounds = run_harts(harts, self.quantum)
         pages = {cfg.page_size for cfg in program.dfbs}
         self.last_report = RunReport(
-            kernels=[KernelStats(h.kernel, h.node.coord, h.slot, h.turns, h.budget_used,
-                                 h.cop.commands, h.stall_counts(),
-                                 h.instructions if self.profile else None,
-                                 h.waited_cycles() if self.profile else {})
-                     for h in harts],
+            kernels=[
+                KernelStats(
+                    h.kernel,
+                    h.node.coord,
+                    h.slot,
+                    h.turns,
+                    h.budget_used,
+                    h.cop.commands,
+                    h.stall_counts(),
+                    h.instructions if self.profile else None,
+                    h.waited_cycles() if self.profile else {},
+                )
+                for h in harts
+            ],
             noc_bytes_read=self.noc.bytes_read - read0,
             noc_bytes_written=self.noc.bytes_written - written0,
             rounds=rounds,
@@ -154,12 +171,16 @@ class Device:
         bases, addr = {}, memmap.L1_BASE
         for cfg in dfbs:
             if not 0 <= cfg.index < self.target.dfb_count:
-                raise LaunchError(f"DFB index {cfg.index} is outside 0..{self.target.dfb_count - 1}")
+                raise LaunchError(
+                    f"DFB index {cfg.index} is outside 0..{self.target.dfb_count - 1}"
+                )
             if cfg.index in bases:
                 raise LaunchError(f"DFB index {cfg.index} is configured twice")
             if min(cfg.page_size, cfg.pages_per_block, cfg.block_count) <= 0:
-                raise LaunchError(f"DFB {cfg.index}: page size, pages per block and block count "
-                                  f"must be positive ({cfg})")
+                raise LaunchError(
+                    f"DFB {cfg.index}: page size, pages per block and block count "
+                    f"must be positive ({cfg})"
+                )
             try:
                 _ = cfg.format
             except ValueError as e:
@@ -167,8 +188,10 @@ class Device:
             bases[cfg.index] = addr
             addr = -(-(addr + cfg.size) // DFB_ALIGNMENT) * DFB_ALIGNMENT
         if addr > self.target.l1_bytes:
-            raise LaunchError(f"the DFBs need {addr} bytes of L1 but a {self.target.name} node "
-                              f"has {self.target.l1_bytes}: use fewer or smaller blocks")
+            raise LaunchError(
+                f"the DFBs need {addr} bytes of L1 but a {self.target.name} node "
+                f"has {self.target.l1_bytes}: use fewer or smaller blocks"
+            )
         return bases
 
     def _image(self, elf) -> ElfImage:
@@ -186,44 +209,59 @@ class Device:
         harts, taken = [], {}
         for spec in program.kernels:
             if spec.slot not in self.slots:
-                raise LaunchError(f"kernel '{spec.name}': unknown processor slot {spec.slot!r}; "
-                                  f"{self.target.name} has {self.slots}")
+                raise LaunchError(
+                    f"kernel '{spec.name}': unknown processor slot {spec.slot!r}; "
+                    f"{self.target.name} has {self.slots}"
+                )
             image = self._image(spec.elf)
             coords = list(spec.nodes) if spec.nodes is not None else sorted(self.nodes)
             common = [int(v) for v in spec.common_args]
             for coord in coords:
                 coord = tuple(coord)
                 if coord not in self.nodes:
-                    raise LaunchError(f"kernel '{spec.name}': node {coord} is outside the "
-                                      f"{self.grid[0]}x{self.grid[1]} grid")
+                    raise LaunchError(
+                        f"kernel '{spec.name}': node {coord} is outside the "
+                        f"{self.grid[0]}x{self.grid[1]} grid"
+                    )
                 if (coord, spec.slot) in taken:
-                    raise LaunchError(f"kernels '{taken[coord, spec.slot]}' and '{spec.name}' "
-                                      f"both use slot {spec.slot} on node {coord}")
+                    raise LaunchError(
+                        f"kernels '{taken[coord, spec.slot]}' and '{spec.name}' "
+                        f"both use slot {spec.slot} on node {coord}"
+                    )
                 taken[coord, spec.slot] = spec.name
                 args = spec.args_for(coord)
                 for what, values in (("runtime", args), ("common", common)):
                     if len(values) > memmap.ARGS_MAX:
-                        raise LaunchError(f"kernel '{spec.name}': {len(values)} {what} args "
-                                          f"(at most {memmap.ARGS_MAX})")
+                        raise LaunchError(
+                            f"kernel '{spec.name}': {len(values)} {what} args "
+                            f"(at most {memmap.ARGS_MAX})"
+                        )
                     bad = [v for v in values if not -(2**31) <= v < 2**32]
                     if bad:
-                        raise LaunchError(f"kernel '{spec.name}': {what} arg {bad[0]} does not "
-                                          "fit in 32 bits")
+                        raise LaunchError(
+                            f"kernel '{spec.name}': {what} arg {bad[0]} does not fit in 32 bits"
+                        )
                 node = self.nodes[coord]
                 hart = self._machines.get((coord, spec.slot))
                 if hart is None:
                     hart = Hart(node, spec.slot, self.noc, self.dst_tiles)
                     self._machines[coord, spec.slot] = hart
-                hart.load(spec.name, image, args, common, self.instruction_budget,
-                          self.yield_charge, self.profile)
+                hart.load(
+                    spec.name,
+                    image,
+                    args,
+                    common,
+                    self.instruction_budget,
+                    self.yield_charge,
+                    self.profile,
+                )
                 node.harts[spec.slot] = hart
                 harts.append(hart)
         return harts
 
     # -------------------------------------------------------------- display
     def describe(self) -> str:
-        head = (f"Device({self.target.name}, grid {self.grid[0]}x{self.grid[1]}, "
-                f"{self.dram!r})")
+        head = f"Device({self.target.name}, grid {self.grid[0]}x{self.grid[1]}, {self.dram!r})"
         return "\n".join([head] + [n.describe() for _, n in sorted(self.nodes.items())])
 
     __str__ = describe

@@ -79,12 +79,15 @@ class Dram:
     def host_offset(self, bank: int, addr: int) -> int:
         """Where bank ``bank``, address ``addr`` is stored in :attr:`host`."""
         return ((addr >> STRIPE_SHIFT) * self.num_banks + bank) << STRIPE_SHIFT | (
-            addr & (STRIPE - 1))
+            addr & (STRIPE - 1)
+        )
 
     def read(self, bank: int, addr: int, size: int) -> np.ndarray:
         """A copy of the bytes [addr, addr + size) of ``bank``."""
-        return np.concatenate([self.host[o : o + n] for o, n in self._pieces(bank, addr, size)]
-                              or [np.empty(0, np.uint8)])
+        return np.concatenate(
+            [self.host[o : o + n] for o, n in self._pieces(bank, addr, size)]
+            or [np.empty(0, np.uint8)]
+        )
 
     def write(self, bank: int, addr: int, data: np.ndarray) -> None:
         """Stores ``data`` (bytes) at [addr, addr + len) of ``bank``."""
@@ -134,12 +137,16 @@ class Dram:
         for host, lo, hi in blocks:
             host[...] = pages[lo:hi].reshape(host.shape)
 
-    def read_pages(self, base: int, page_size: int, num_pages: int,
-                   out: np.ndarray | None = None) -> np.ndarray:
+    def read_pages(
+        self, base: int, page_size: int, num_pages: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Loads ``num_pages`` interleaved pages from ``base`` as (num_pages, page_size) uint8
         (into ``out``, a contiguous uint8 buffer of that size, if given)."""
-        out = (np.empty((num_pages, page_size), dtype=np.uint8) if out is None
-               else out.reshape(num_pages, page_size))
+        out = (
+            np.empty((num_pages, page_size), dtype=np.uint8)
+            if out is None
+            else out.reshape(num_pages, page_size)
+        )
         blocks = self._blocks(base, page_size, num_pages)
         if blocks is None:
             for i in range(num_pages):

@@ -184,8 +184,14 @@ class ElfImage:
                 if child.tag == "DW_TAG_inlined_subroutine":
                     d = depth + 1
                     attrs = child.attributes
-                    call = (files.get(attrs["DW_AT_call_file"].value, "?"),
-                            attrs["DW_AT_call_line"].value) if "DW_AT_call_line" in attrs else None
+                    call = (
+                        (
+                            files.get(attrs["DW_AT_call_file"].value, "?"),
+                            attrs["DW_AT_call_line"].value,
+                        )
+                        if "DW_AT_call_line" in attrs
+                        else None
+                    )
                     for lo, hi in _die_ranges(child, rangelists, base, cu) if call else ():
                         self._inlined.append((lo, hi, d, call[0], call[1]))
                 walk(child, d)
@@ -201,8 +207,7 @@ class ElfImage:
         line = self.line_at(pc)
         if line is None or os.path.basename(line[0]) not in _API_FILES:
             return line
-        calls = sorted((c for c in self._inlined_calls() if c[0] <= pc < c[1]),
-                       key=lambda c: -c[2])
+        calls = sorted((c for c in self._inlined_calls() if c[0] <= pc < c[1]), key=lambda c: -c[2])
         for _, _, _, file, lineno in calls:  # innermost inlined call first
             line = (file, lineno)
             if os.path.basename(file) not in _API_FILES:
@@ -229,7 +234,7 @@ def _die_ranges(die, rangelists, base: int, cu) -> list[tuple[int, int]]:
     if "DW_AT_ranges" in attrs and rangelists is not None:
         try:
             entries = rangelists.get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=cu)
-        except Exception:  # noqa: BLE001 - exotic range forms: no inlining info, not an error
+        except Exception:
             return []
         out = []
         for e in entries:

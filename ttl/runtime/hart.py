@@ -74,12 +74,16 @@ _TRAPS = {
 }
 
 
-
 _MB_RESUME = memmap.MB_RESUME
 # Stores here can satisfy a wait: the DFB table and the semaphores (inclusive end).
 _SYNC_BEGIN = memmap.NODE_REGS_BASE + memmap.DFB_TABLE_OFFSET
 _SYNC_END = memmap.NODE_REGS_BASE + memmap.SEM_OFFSET + 4 * memmap.SEM_MAX - 1
-assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (0, 1, 2, 3)  # run() unpacks them
+assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (
+    0,
+    1,
+    2,
+    3,
+)  # run() unpacks them
 
 TCG_BUFFER_BYTES = 1 << 20
 # Instructions per run once a hart is counted (see run()).
@@ -136,8 +140,9 @@ class Hart:
             uc.mem_map_ptr(base, buf.size, prot, buf.ctypes.data)
         self._start = unicorn_raw.starter(uc)
         # (the ctypes callback must live as long as the engine)
-        self._mmio_callback = unicorn_raw.map_write_only(uc, memmap.MMIO_BASE, memmap.MMIO_SIZE,
-                                                         self._mmio_write)
+        self._mmio_callback = unicorn_raw.map_write_only(
+            uc, memmap.MMIO_BASE, memmap.MMIO_SIZE, self._mmio_write
+        )
         uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
         uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
         self._watchdog = watchdog()
@@ -146,8 +151,16 @@ class Hart:
         self.kernel = "-"
         self.state = HartState.DONE
 
-    def load(self, kernel: str, image: ElfImage, args: list[int], common_args: list[int],
-             budget: int, yield_charge: int, profile: bool = False) -> None:
+    def load(
+        self,
+        kernel: str,
+        image: ElfImage,
+        args: list[int],
+        common_args: list[int],
+        budget: int,
+        yield_charge: int,
+        profile: bool = False,
+    ) -> None:
         """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST.
 
         With ``profile`` the hart counts the instructions it executes exactly
@@ -204,8 +217,9 @@ class Hart:
         counter or semaphore (when a waiting hart's wait became satisfiable)."""
         if on and self._block_hook is None:
             self._block_hook = self.uc.hook_add(UC_HOOK_BLOCK, self._on_block)
-            self._sync_hook = self.uc.hook_add(UC_HOOK_MEM_WRITE, self._on_sync_write,
-                                               begin=_SYNC_BEGIN, end=_SYNC_END)
+            self._sync_hook = self.uc.hook_add(
+                UC_HOOK_MEM_WRITE, self._on_sync_write, begin=_SYNC_BEGIN, end=_SYNC_END
+            )
         elif not on and self._block_hook is not None:
             self.uc.hook_del(self._block_hook)
             self.uc.hook_del(self._sync_hook)
@@ -398,15 +412,18 @@ class Hart:
                 self.cop.drain(self._cop_words)
             elif offset == memmap.MMIO_ERROR:
                 mb = self.mailbox
-                raise DeviceFault(self._api_error(value, int(mb[memmap.MB_A]), int(mb[memmap.MB_B])),
-                                  ra=int(mb[memmap.MB_SITE]))
+                raise DeviceFault(
+                    self._api_error(value, int(mb[memmap.MB_A]), int(mb[memmap.MB_B])),
+                    ra=int(mb[memmap.MB_SITE]),
+                )
             else:
                 raise DeviceFault(f"write to unknown MMIO register {memmap.MMIO_BASE + offset:#x}")
         except DeviceFault as e:
-            self._error = self._fault(str(e),
-                                      e.ra - 4 if e.ra else self.uc.reg_read(UC_RISCV_REG_PC))
+            self._error = self._fault(
+                str(e), e.ra - 4 if e.ra else self.uc.reg_read(UC_RISCV_REG_PC)
+            )
             self.uc.emu_stop()
-        except BaseException as e:  # noqa: BLE001 - an emulator bug or ^C: re-raised after emu_start
+        except BaseException as e:
             self._error = e
             self.uc.emu_stop()
 
@@ -429,8 +446,9 @@ class Hart:
 
     # ---------------------------------------------------------------- errors
     def context(self, pc: int) -> KernelContext:
-        return KernelContext(self.kernel, self.node.coord, self.slot, pc,
-                             self.image.describe_location(pc))
+        return KernelContext(
+            self.kernel, self.node.coord, self.slot, pc, self.image.describe_location(pc)
+        )
 
     def _fault(self, message: str, pc: int) -> KernelError:
         return KernelFaultError(message, self.context(pc))
@@ -456,7 +474,9 @@ class Hart:
                 return self._fault(
                     f"stack overflow: {what} address {addr:#x}, the guard page below the "
                     f"{memmap.STACK_SIZE // 1024} KiB stack (large local arrays or deep "
-                    "recursion; put big buffers in L1)", pc)
+                    "recursion; put big buffers in L1)",
+                    pc,
+                )
             return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc)
         if err.errno == UC_ERR_INSN_INVALID:
             return self._fault("illegal instruction", pc)
@@ -464,11 +484,15 @@ class Hart:
 
     def _api_error(self, kind: int, a: int, b: int) -> str:
         if kind == memmap.ERR_ARG_INDEX:
-            return (f"get_arg_val({a}) reads runtime argument {a}, but this node was launched "
-                    f"with {b} runtime arguments")
+            return (
+                f"get_arg_val({a}) reads runtime argument {a}, but this node was launched "
+                f"with {b} runtime arguments"
+            )
         if kind == memmap.ERR_COMMON_ARG_INDEX:
-            return (f"get_common_arg_val({a}) reads common argument {a}, but the launch has {b} "
-                    "common runtime arguments")
+            return (
+                f"get_common_arg_val({a}) reads common argument {a}, but the launch has {b} "
+                "common runtime arguments"
+            )
         if kind == memmap.ERR_DFB_INDEX:
             return f"DFB {a} does not exist: the node has DFBs 0..{self.node.dfb_count - 1}"
         if kind == memmap.ERR_DFB_UNCONFIGURED:
@@ -476,11 +500,15 @@ class Hart:
         if kind == memmap.ERR_SEM_INDEX:
             return f"semaphore {a} does not exist: the launch defines {b} semaphores"
         if kind == memmap.ERR_DFB_PUSH_OVERFLOW:
-            return (f"cb_push_back({a}, {b}) pushes more pages than are free (reserve them "
-                    f"first); {self.node.dfbs[a].describe()}")
+            return (
+                f"cb_push_back({a}, {b}) pushes more pages than are free (reserve them "
+                f"first); {self.node.dfbs[a].describe()}"
+            )
         if kind == memmap.ERR_DFB_POP_UNDERFLOW:
-            return (f"cb_pop_front({a}, {b}) pops more pages than are filled (wait for them "
-                    f"first); {self.node.dfbs[a].describe()}")
+            return (
+                f"cb_pop_front({a}, {b}) pops more pages than are filled (wait for them "
+                f"first); {self.node.dfbs[a].describe()}"
+            )
         return f"device API error {kind} ({a}, {b})"
 
     # --------------------------------------------------------------- display

@@ -75,9 +75,15 @@ def release_devices() -> None:
     _DEVICES.clear()
 
 
-def run_operation(op: Operation, *tensors: Any, target: str | None = None, grid: Any = None,
-                  specs: Mapping[str, Any] | None = None, device: Device | None = None,
-                  include_dirs: Sequence[str] = ()) -> tuple:
+def run_operation(
+    op: Operation,
+    *tensors: Any,
+    target: str | None = None,
+    grid: Any = None,
+    specs: Mapping[str, Any] | None = None,
+    device: Device | None = None,
+    include_dirs: Sequence[str] = (),
+) -> tuple:
     """Runs ``op`` on ``tensors`` (NumPy arrays, torch tensors or ttnn-shim tensors).
 
     Outputs land in the tensors passed for them (in place); the tuple of all
@@ -91,7 +97,10 @@ def run_operation(op: Operation, *tensors: Any, target: str | None = None, grid:
     if len(tensors) != len(params):
         raise TTLCompileError(
             f"operation '{op.name}' takes {len(params)} tensors ({', '.join(params)}) but was "
-            f"called with {len(tensors)}", loc, "pass one tensor per parameter, in order")
+            f"called with {len(tensors)}",
+            loc,
+            "pass one tensor per parameter, in order",
+        )
     arrays = [_host_array(op, name, t, loc) for name, t in zip(params, tensors, strict=True)]
     bound = _specs(op, params, arrays, loc)
     if specs is not None:
@@ -103,21 +112,36 @@ def run_operation(op: Operation, *tensors: Any, target: str | None = None, grid:
     if grid_request is None:
         grid_request = op.grid
     include_dirs = tuple(include_dirs)
-    key = cache.cache_key(op.identity, [str(s) for s in bound.values()], target, grid_request,
-                          include_dirs)
+    key = cache.cache_key(
+        op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs
+    )
     bundle, source, compile_seconds = _bundle(op, key, bound, target, grid_request, include_dirs)
     dev = device or _device(bundle)
-    with Progress(f"running {op.name} on the emulated {bundle.target} "
-                  f"{bundle.grid[0]}x{bundle.grid[1]}"):
+    with Progress(
+        f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
+    ):
         results = run_bundle(bundle, *arrays, device=dev)
-    _PROFILE.calls.append(CallProfile.from_report(
-        operation=op.name, target=bundle.target, grid=bundle.grid, cache=source,
-        compile_seconds=compile_seconds, report=dev.last_report))
+    _PROFILE.calls.append(
+        CallProfile.from_report(
+            operation=op.name,
+            target=bundle.target,
+            grid=bundle.grid,
+            cache=source,
+            compile_seconds=compile_seconds,
+            report=dev.last_report,
+        )
+    )
     return tuple(t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results))
 
 
-def _bundle(op: Operation, key: str, specs: dict[str, TensorSpec], target: str, grid: Any,
-            include_dirs: tuple[str, ...]) -> tuple[Bundle, str, float]:
+def _bundle(
+    op: Operation,
+    key: str,
+    specs: dict[str, TensorSpec],
+    target: str,
+    grid: Any,
+    include_dirs: tuple[str, ...],
+) -> tuple[Bundle, str, float]:
     """The bundle for ``key``: (bundle, "memory" | "disk" | "compiled", compile seconds)."""
     if key in _BUNDLES:
         return _BUNDLES[key], "memory", 0.0
@@ -135,8 +159,9 @@ def _bundle(op: Operation, key: str, specs: dict[str, TensorSpec], target: str, 
     start = time.perf_counter()
     with Progress(f"compiling {op.name}") as progress:
         result = op.compile(specs, target=target, grid=grid, include_dirs=include_dirs)
-        path = cache.store(key, result, include_dirs,
-                           on_kernel=lambda k: progress.update(f"building kernel {k}"))
+        path = cache.store(
+            key, result, include_dirs, on_kernel=lambda k: progress.update(f"building kernel {k}")
+        )
     bundle = load_bundle(path)
     _BUNDLES[key] = bundle
     return bundle, "compiled", time.perf_counter() - start
@@ -158,12 +183,15 @@ def _host_array(op: Operation, name: str, tensor: Any, loc: SourceLoc | None) ->
     if not (hasattr(tensor, "shape") and hasattr(tensor, "dtype")):
         raise TTLCompileError(
             f"tensor '{name}' of operation '{op.name}' is a {type(tensor).__name__}, not a tensor",
-            loc, "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter")
+            loc,
+            "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter",
+        )
     return tensor
 
 
-def _specs(op: Operation, params: list[str], arrays: list[Any],
-           loc: SourceLoc | None) -> dict[str, TensorSpec]:
+def _specs(
+    op: Operation, params: list[str], arrays: list[Any], loc: SourceLoc | None
+) -> dict[str, TensorSpec]:
     """Parameter name -> spec of the tensor passed for it; clear errors for unusable tensors."""
     specs = {}
     for name, array in zip(params, arrays, strict=True):
@@ -172,10 +200,12 @@ def _specs(op: Operation, params: list[str], arrays: list[Any],
         except ValueError as e:
             raise TTLCompileError(
                 f"tensor '{name}' of operation '{op.name}' (shape {tuple(array.shape)}, dtype "
-                f"{array.dtype}) cannot be used: {e}", loc,
+                f"{array.dtype}) cannot be used: {e}",
+                loc,
                 "TT-Lang tensors are bf16 or float32 with the two innermost dimensions multiples "
                 "of 32: convert (e.g. .astype(ml_dtypes.bfloat16), torch .to(torch.bfloat16)) or "
-                "pad the tensor") from None
+                "pad the tensor",
+            ) from None
     return specs
 
 

@@ -14,7 +14,6 @@ from ttl.runtime import memmap
 from ttl.runtime.dram import DRAM_FIRST_ADDRESS, STRIPE, STRIPE_SHIFT, Dram, DramAccessError
 from ttl.runtime.errors import DeviceFault
 
-
 _READ, _WRITE, _DRAM = memmap.NOC_READ, memmap.NOC_WRITE, memmap.NOC_DRAM_FLAG
 _WORDS = memmap.NOC_CMD_WORDS
 _STRIPE_MASK = STRIPE - 1
@@ -35,8 +34,9 @@ class Noc:
 
     def drain(self, node, queue) -> None:
         """Runs and empties the request queue mapped at ``queue`` (uint32 words) for ``node``."""
-        words = memmap.take_queue(queue, memmap.NOC_HEADER_BYTES, _WORDS, memmap.NOC_CAPACITY,
-                                  "NOC")
+        words = memmap.take_queue(
+            queue, memmap.NOC_HEADER_BYTES, _WORDS, memmap.NOC_CAPACITY, "NOC"
+        )
         if not words:  # the common case: drained on every hart stop
             return
         dram = self.dram
@@ -51,13 +51,21 @@ class Noc:
                 # DRAM address, huge otherwise.
                 reading = cmd == _READ
                 if reading or cmd == _WRITE:
-                    dram_lo, bank, l1_lo = ((src_lo, src_hi ^ _DRAM, dst_lo) if reading
-                                            else (dst_lo, dst_hi ^ _DRAM, src_lo))
-                    if (bank < num_banks and DRAM_FIRST_ADDRESS <= dram_lo
-                            and dram_lo + size <= dram_end and l1_lo + size <= l1_size
-                            and (dram_lo & _STRIPE_MASK) + size <= STRIPE):
+                    dram_lo, bank, l1_lo = (
+                        (src_lo, src_hi ^ _DRAM, dst_lo)
+                        if reading
+                        else (dst_lo, dst_hi ^ _DRAM, src_lo)
+                    )
+                    if (
+                        bank < num_banks
+                        and dram_lo >= DRAM_FIRST_ADDRESS
+                        and dram_lo + size <= dram_end
+                        and l1_lo + size <= l1_size
+                        and (dram_lo & _STRIPE_MASK) + size <= STRIPE
+                    ):
                         at = ((dram_lo >> STRIPE_SHIFT) * num_banks + bank) << STRIPE_SHIFT | (
-                            dram_lo & _STRIPE_MASK)
+                            dram_lo & _STRIPE_MASK
+                        )
                         if reading:
                             l1[l1_lo : l1_lo + size] = host[at : at + size]
                             read += size
@@ -69,8 +77,9 @@ class Noc:
                 self.bytes_written += written
                 read = written = 0
                 try:
-                    self.execute(node, cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size,
-                                 words[i + 6])
+                    self.execute(
+                        node, cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size, words[i + 6]
+                    )
                 except DeviceFault as e:
                     raise DeviceFault(str(e), ra=words[i + 7]) from None
         finally:
@@ -91,8 +100,9 @@ class Noc:
         elif cmd == memmap.NOC_SEM_INC:
             what = "semaphore increment at"
             value = int(self._load(dst, 4, what).view(np.uint32)[0])
-            self._store(dst, np.array([(value + extra) & 0xFFFFFFFF], np.uint32).view(np.uint8),
-                        what)
+            self._store(
+                dst, np.array([(value + extra) & 0xFFFFFFFF], np.uint32).view(np.uint8), what
+            )
         else:
             raise DeviceFault(f"unknown NOC command {cmd}")
 
@@ -142,8 +152,9 @@ class Noc:
                 "get_noc_multicast_addr(x_start, y_start, x_end, y_end, addr), start <= end"
             )
         data = node.resolve(src, size).copy()
-        dests = [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)
-                 if (x, y) != node.coord]
+        dests = [
+            (x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1) if (x, y) != node.coord
+        ]
         if num_dests != len(dests):
             raise DeviceFault(
                 f"multicast to ({x0},{y0})-({x1},{y1}) reaches {len(dests)} nodes (the sender "

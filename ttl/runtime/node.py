@@ -12,8 +12,14 @@ from ttl.runtime.errors import DeviceFault
 class Node:
     """One node of the grid. L1 and the register page are shared by its harts."""
 
-    def __init__(self, coord: tuple[int, int], grid: tuple[int, int], l1_bytes: int,
-                 dfb_count: int, dram_banks: int):
+    def __init__(
+        self,
+        coord: tuple[int, int],
+        grid: tuple[int, int],
+        l1_bytes: int,
+        dfb_count: int,
+        dram_banks: int,
+    ):
         if l1_bytes % 4096:
             raise ValueError(f"L1 size {l1_bytes} is not a multiple of 4 KiB")
         self.coord = coord
@@ -41,7 +47,9 @@ class Node:
         for cfg in dfbs:
             self.dfbs[cfg.index].configure(cfg, dfb_bases[cfg.index])
         sem = memmap.SEM_OFFSET // 4
-        self.regs32[sem : sem + len(semaphores)] = np.asarray(semaphores, dtype=np.uint64) & 0xFFFFFFFF
+        self.regs32[sem : sem + len(semaphores)] = (
+            np.asarray(semaphores, dtype=np.uint64) & 0xFFFFFFFF
+        )
 
     def wake(self, cycle: int | None = None) -> None:
         """Profiling: a store at ``cycle`` (default: :attr:`sync_cycle`) changed DFB counters
@@ -55,7 +63,7 @@ class Node:
         """The node's bytes [addr, addr + size) in L1 or the register page."""
         if size < 0:
             raise DeviceFault(f"negative transfer size {size}")
-        if memmap.L1_BASE <= addr and addr + size <= memmap.L1_BASE + self.l1.size:
+        if addr >= memmap.L1_BASE and addr + size <= memmap.L1_BASE + self.l1.size:
             return self.l1[addr - memmap.L1_BASE : addr - memmap.L1_BASE + size]
         regs = memmap.NODE_REGS_BASE
         if regs <= addr and addr + size <= regs + self.regs.size:

@@ -38,12 +38,31 @@ class CallProfile:
     kernels: list[KernelStats]
 
     @classmethod
-    def from_report(cls, *, operation: str, target: str, grid: tuple[int, int], cache: str,
-                    compile_seconds: float, report: RunReport) -> CallProfile:
+    def from_report(
+        cls,
+        *,
+        operation: str,
+        target: str,
+        grid: tuple[int, int],
+        cache: str,
+        compile_seconds: float,
+        report: RunReport,
+    ) -> CallProfile:
         """Builds the profile of a call from its launch's report."""
-        return cls(operation, target, grid, cache, compile_seconds, report.seconds,
-                   report.noc_bytes_read, report.noc_bytes_written, report.tiles_moved,
-                   report.coprocessor_commands, report.profiled, list(report.kernels))
+        return cls(
+            operation,
+            target,
+            grid,
+            cache,
+            compile_seconds,
+            report.seconds,
+            report.noc_bytes_read,
+            report.noc_bytes_written,
+            report.tiles_moved,
+            report.coprocessor_commands,
+            report.profiled,
+            list(report.kernels),
+        )
 
 
 @dataclass
@@ -66,9 +85,12 @@ class Profile:
             out.append(
                 f"call {i}: {c.operation} on {c.target} {c.grid[0]}x{c.grid[1]}  "
                 f"[{c.cache}{f', compile {c.compile_seconds:.2f} s' if c.compile_seconds else ''}"
-                f", run {c.run_seconds:.3f} s]")
-            out.append(f"  tiles moved {tiles}  (NOC {c.noc_bytes_read} B read, "
-                       f"{c.noc_bytes_written} B written)  cop ops {c.coprocessor_ops}")
+                f", run {c.run_seconds:.3f} s]"
+            )
+            out.append(
+                f"  tiles moved {tiles}  (NOC {c.noc_bytes_read} B read, "
+                f"{c.noc_bytes_written} B written)  cop ops {c.coprocessor_ops}"
+            )
             out.append(_indent(kernel_table(c.kernels, c.profiled)))
         out.append(WAIT_LEGEND)
         return "\n".join(out)

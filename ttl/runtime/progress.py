@@ -18,8 +18,9 @@ from typing import Self, TextIO
 class Progress:
     """``with Progress("running eltwise"):`` shows ``ttl: running eltwise... 3.1 s``."""
 
-    def __init__(self, what: str, stream: TextIO | None = None, *, delay: float = 1.0,
-                 interval: float = 0.25):
+    def __init__(
+        self, what: str, stream: TextIO | None = None, *, delay: float = 1.0, interval: float = 0.25
+    ):
         self.what = what
         self.stream = stream or sys.stderr
         self.delay, self.interval = delay, interval

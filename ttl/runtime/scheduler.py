@@ -52,35 +52,55 @@ class RunReport:
     def summary(self) -> str:
         """The run's totals on one line: tiles moved, NOC bytes, coprocessor commands."""
         tiles = "-" if self.tiles_moved is None else str(self.tiles_moved)
-        return (f"tiles moved {tiles} (NOC {self.noc_bytes_read} B read, "
-                f"{self.noc_bytes_written} B written)  cop ops {self.coprocessor_commands}")
+        return (
+            f"tiles moved {tiles} (NOC {self.noc_bytes_read} B read, "
+            f"{self.noc_bytes_written} B written)  cop ops {self.coprocessor_commands}"
+        )
 
     def table(self) -> str:
         """The statistics as a fixed-width text table."""
-        return "\n".join([kernel_table(self.kernels, self.profiled), self.summary()
-                          + f"; {self.rounds} scheduling rounds; {self.seconds:.3f} s",
-                          WAIT_LEGEND])
+        return "\n".join(
+            [
+                kernel_table(self.kernels, self.profiled),
+                self.summary() + f"; {self.rounds} scheduling rounds; {self.seconds:.3f} s",
+                WAIT_LEGEND,
+            ]
+        )
 
     __str__ = table
 
 
-WAIT_LEGEND = ("waits: per blocking call, times blocked, and (profiled) cycles waited on it: "
-               "each hart retires one instruction per cycle, in parallel with the others; NOC "
-               "transfers and tile math take no cycles; a blocked kernel resumes at the cycle "
-               "of the store that satisfied its wait")
+WAIT_LEGEND = (
+    "waits: per blocking call, times blocked, and (profiled) cycles waited on it: "
+    "each hart retires one instruction per cycle, in parallel with the others; NOC "
+    "transfers and tile math take no cycles; a blocked kernel resumes at the cycle "
+    "of the store that satisfied its wait"
+)
 
 
 def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
     """Per-kernel rows: turns, instructions executed, coprocessor ops and waits."""
     rows = [("kernel", "node", "slot", "turns", "instructions", "cop ops", "waits")]
     for k in kernels:
-        waits = ", ".join(
-            f"{w}: {n} block{'s' if n != 1 else ''}"
-            + (f", waited {k.waited.get(w, 0)} cycles" if profiled else "")
-            for w, n in k.stalls.items()) or "-"
-        rows.append((k.kernel, f"({k.node[0]},{k.node[1]})", k.slot, str(k.turns),
-                     "-" if k.instructions is None else str(k.instructions),
-                     str(k.coprocessor_commands), waits))
+        waits = (
+            ", ".join(
+                f"{w}: {n} block{'s' if n != 1 else ''}"
+                + (f", waited {k.waited.get(w, 0)} cycles" if profiled else "")
+                for w, n in k.stalls.items()
+            )
+            or "-"
+        )
+        rows.append(
+            (
+                k.kernel,
+                f"({k.node[0]},{k.node[1]})",
+                k.slot,
+                str(k.turns),
+                "-" if k.instructions is None else str(k.instructions),
+                str(k.coprocessor_commands),
+                waits,
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]
     if not profiled:
@@ -116,7 +136,8 @@ def run_harts(harts: list[Hart], quantum: int | None) -> int:
                 if hart.spurious_blocks > 1:
                     raise RuntimeError(
                         f"internal: kernel '{hart.kernel}' keeps blocking on a wait the host "
-                        f"considers satisfiable: {hart.describe_wait()}")
+                        f"considers satisfiable: {hart.describe_wait()}"
+                    )
             else:
                 hart.spurious_blocks = 0
         live = [h for h in live if h.state is not done]
@@ -134,8 +155,10 @@ def _deadlock(harts: list[Hart]) -> DeadlockError:
             waits.append(head + "finished")
         else:
             waits.append(head + "blocked in " + h.describe_wait())
-    report = ("deadlock: every unfinished kernel is blocked and no state can change\n"
-              + "\n".join(waits)
-              + "\nCheck that every DFB page reserved/pushed by a producer is waited/popped "
-                "by its consumer in the same order and count.")
+    report = (
+        "deadlock: every unfinished kernel is blocked and no state can change\n"
+        + "\n".join(waits)
+        + "\nCheck that every DFB page reserved/pushed by a producer is waited/popped "
+        "by its consumer in the same order and count."
+    )
     return DeadlockError(report, waits)

@@ -41,8 +41,12 @@ BF16 = DataFormat("bf16", "Float16_b", memmap.FMT_FLOAT16_B, np.dtype(ml_dtypes.
 F32 = DataFormat("f32", "Float32", memmap.FMT_FLOAT32, np.dtype(np.float32))
 
 _ALIASES = {
-    "bf16": BF16, "bfloat16": BF16, "float16_b": BF16,
-    "f32": F32, "fp32": F32, "float32": F32,
+    "bf16": BF16,
+    "bfloat16": BF16,
+    "float16_b": BF16,
+    "f32": F32,
+    "fp32": F32,
+    "float32": F32,
 }
 _BY_CODE = {BF16.code: BF16, F32.code: F32}
 
@@ -87,8 +91,10 @@ def _destination(out: np.ndarray, dtype: np.dtype, size: int) -> np.ndarray:
     """``out`` as face-row items, after checking it can receive ``size`` ``dtype`` elements
     in place (a non-contiguous ``out`` would silently receive nothing)."""
     if out.dtype != dtype or out.size != size or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a C-contiguous {dtype} array of {size} elements, "
-                         f"got {out.dtype} {out.shape}")
+        raise ValueError(
+            f"out must be a C-contiguous {dtype} array of {size} elements, "
+            f"got {out.dtype} {out.shape}"
+        )
     return _face_rows(out)
 
 
@@ -111,7 +117,9 @@ def tilize(array: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return out.reshape(-1, TILE_ELEMS)
 
 
-def untilize(tiles: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
+def untilize(
+    tiles: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None
+) -> np.ndarray:
     """Inverse of :func:`tilize`: (num_tiles, 1024) tiles back to a row-major ``shape``.
 
     ``out``, if given, is a C-contiguous array of ``shape`` and the tiles' dtype

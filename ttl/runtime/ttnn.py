@@ -104,8 +104,14 @@ def close_device(device: MeshDevice) -> None:
 class Tensor:
     """A ttnn tensor: a host array with a ttnn dtype, layout, device and memory config."""
 
-    def __init__(self, data: np.ndarray, dtype: DataType, layout: Layout = TILE_LAYOUT,
-                 device: MeshDevice | None = None, memory_config: MemoryConfig | None = None):
+    def __init__(
+        self,
+        data: np.ndarray,
+        dtype: DataType,
+        layout: Layout = TILE_LAYOUT,
+        device: MeshDevice | None = None,
+        memory_config: MemoryConfig | None = None,
+    ):
         self._data = np.ascontiguousarray(data, dtype=dtype.numpy)
         self.dtype = dtype
         self.layout = layout
@@ -133,13 +139,17 @@ class Tensor:
         if self.layout is not TILE_LAYOUT:
             raise TTLCompileError(
                 f"{what} is a ttnn tensor in {self.layout.name} layout; TT-Lang operations "
-                "take tiled tensors", loc,
-                "create it with layout=ttnn.TILE_LAYOUT (or convert with ttnn.to_layout)")
+                "take tiled tensors",
+                loc,
+                "create it with layout=ttnn.TILE_LAYOUT (or convert with ttnn.to_layout)",
+            )
         return self._data
 
     def __repr__(self) -> str:
-        return (f"ttnn.Tensor(shape={list(self.shape)}, dtype={self.dtype.name}, "
-                f"layout={self.layout.name})")
+        return (
+            f"ttnn.Tensor(shape={list(self.shape)}, dtype={self.dtype.name}, "
+            f"layout={self.layout.name})"
+        )
 
 
 def _torch():
@@ -159,13 +169,21 @@ def _dtype_of(value: Any) -> DataType:
         return bfloat16
     if "float32" in text:
         return float32
-    raise TypeError(f"unsupported dtype {value}: TT-Lang tensors are ttnn.bfloat16 or "
-                    "ttnn.float32; convert the tensor first")
+    raise TypeError(
+        f"unsupported dtype {value}: TT-Lang tensors are ttnn.bfloat16 or "
+        "ttnn.float32; convert the tensor first"
+    )
 
 
-def from_torch(tensor: Any, dtype: DataType | None = None, *, layout: Layout = ROW_MAJOR_LAYOUT,
-               device: MeshDevice | None = None, memory_config: MemoryConfig | None = None,
-               **_options: Any) -> Tensor:
+def from_torch(
+    tensor: Any,
+    dtype: DataType | None = None,
+    *,
+    layout: Layout = ROW_MAJOR_LAYOUT,
+    device: MeshDevice | None = None,
+    memory_config: MemoryConfig | None = None,
+    **_options: Any,
+) -> Tensor:
     """A ttnn tensor from a torch tensor (converted to ``dtype`` if given)."""
     torch = _torch()
     if not isinstance(tensor, torch.Tensor):
@@ -182,10 +200,12 @@ def to_torch(tensor: Tensor, **_options: Any) -> Any:
     return out.to(torch.bfloat16) if tensor.dtype is bfloat16 else out
 
 
-def to_device(tensor: Tensor, device: MeshDevice, memory_config: MemoryConfig | None = None,
-              **_options: Any) -> Tensor:
-    return Tensor(tensor._data, tensor.dtype, tensor.layout, device,
-                  memory_config or tensor.memory_config())
+def to_device(
+    tensor: Tensor, device: MeshDevice, memory_config: MemoryConfig | None = None, **_options: Any
+) -> Tensor:
+    return Tensor(
+        tensor._data, tensor.dtype, tensor.layout, device, memory_config or tensor.memory_config()
+    )
 
 
 def from_device(tensor: Tensor, **_options: Any) -> Tensor:
@@ -196,23 +216,45 @@ def to_layout(tensor: Tensor, layout: Layout, **_options: Any) -> Tensor:
     return Tensor(tensor._data, tensor.dtype, layout, tensor.device(), tensor.memory_config())
 
 
-def _full(shape: Any, value: float, dtype: DataType, layout: Layout, device: MeshDevice | None,
-          memory_config: MemoryConfig | None) -> Tensor:
+def _full(
+    shape: Any,
+    value: float,
+    dtype: DataType,
+    layout: Layout,
+    device: MeshDevice | None,
+    memory_config: MemoryConfig | None,
+) -> Tensor:
     return Tensor(np.full(tuple(shape), value, np.float32), dtype, layout, device, memory_config)
 
 
-def full(shape: Any, fill_value: float, dtype: DataType = bfloat16, layout: Layout = TILE_LAYOUT,
-         device: MeshDevice | None = None, memory_config: MemoryConfig | None = None) -> Tensor:
+def full(
+    shape: Any,
+    fill_value: float,
+    dtype: DataType = bfloat16,
+    layout: Layout = TILE_LAYOUT,
+    device: MeshDevice | None = None,
+    memory_config: MemoryConfig | None = None,
+) -> Tensor:
     return _full(shape, fill_value, dtype, layout, device, memory_config)
 
 
-def zeros(shape: Any, dtype: DataType = bfloat16, layout: Layout = TILE_LAYOUT,
-          device: MeshDevice | None = None, memory_config: MemoryConfig | None = None) -> Tensor:
+def zeros(
+    shape: Any,
+    dtype: DataType = bfloat16,
+    layout: Layout = TILE_LAYOUT,
+    device: MeshDevice | None = None,
+    memory_config: MemoryConfig | None = None,
+) -> Tensor:
     return _full(shape, 0.0, dtype, layout, device, memory_config)
 
 
-def ones(shape: Any, dtype: DataType = bfloat16, layout: Layout = TILE_LAYOUT,
-         device: MeshDevice | None = None, memory_config: MemoryConfig | None = None) -> Tensor:
+def ones(
+    shape: Any,
+    dtype: DataType = bfloat16,
+    layout: Layout = TILE_LAYOUT,
+    device: MeshDevice | None = None,
+    memory_config: MemoryConfig | None = None,
+) -> Tensor:
     return _full(shape, 1.0, dtype, layout, device, memory_config)
 
 
@@ -220,15 +262,19 @@ empty = zeros
 
 
 def zeros_like(tensor: Tensor, **kwargs: Any) -> Tensor:
-    return zeros(tensor.shape, kwargs.get("dtype", tensor.dtype), kwargs.get("layout", tensor.layout),
-                 kwargs.get("device", tensor.device()), kwargs.get("memory_config"))
+    return zeros(
+        tensor.shape,
+        kwargs.get("dtype", tensor.dtype),
+        kwargs.get("layout", tensor.layout),
+        kwargs.get("device", tensor.device()),
+        kwargs.get("memory_config"),
+    )
 
 
 def _elementwise(fn: Any, *tensors: Any) -> Tensor:
     """Host float32 math, rounded to the first tensor's dtype (scalars allowed)."""
     first = next(t for t in tensors if isinstance(t, Tensor))
-    args = [t._data.astype(np.float32) if isinstance(t, Tensor) else np.float32(t)
-            for t in tensors]
+    args = [t._data.astype(np.float32) if isinstance(t, Tensor) else np.float32(t) for t in tensors]
     with np.errstate(all="ignore"):
         out = fn(*args)
     return Tensor(out, first.dtype, first.layout, first.device(), first.memory_config())

@@ -25,11 +25,13 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 # void (*uc_cb_mmio_write_t)(uc_engine *uc, uint64_t offset, unsigned size,
 #                            uint64_t value, void *user_data)
-_WRITE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint,
-                          ctypes.c_uint64, ctypes.c_void_p)
+_WRITE = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_uint64, ctypes.c_void_p
+)
 # uint64_t (*uc_cb_mmio_read_t)(uc_engine *uc, uint64_t offset, unsigned size, void *user_data)
-_READ = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint,
-                         ctypes.c_void_p)
+_READ = ctypes.CFUNCTYPE(
+    ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_void_p
+)
 
 
 def _read_zero(handle, offset, size, user_data) -> int:
@@ -39,8 +41,9 @@ def _read_zero(handle, offset, size, user_data) -> int:
 _READ_ZERO = _READ(_read_zero)
 
 
-def map_write_only(uc: Uc, base: int, size: int,
-                   on_write: Callable[[int, int, int], None]) -> object:
+def map_write_only(
+    uc: Uc, base: int, size: int, on_write: Callable[[int, int, int], None]
+) -> object:
     """Maps [base, base + size) as MMIO: writes call ``on_write(offset, size, value)``,
     reads return 0. Returns the ctypes callback, which the caller must keep alive
     as long as ``uc`` lives."""

@@ -57,8 +57,9 @@ def predicate(node, w: Wait):
         cap, n = dfb.capacity, w.b
         words = memoryview(dfb.words)  # int reads far cheaper than NumPy scalar indexing
         if n > cap:
-            raise DeviceFault(f"{w.describe()} can never succeed: the DFB holds {cap} pages",
-                              ra=w.site)
+            raise DeviceFault(
+                f"{w.describe()} can never succeed: the DFB holds {cap} pages", ra=w.site
+            )
         rec, ack = memmap.DFB_RECEIVED, memmap.DFB_ACKED
 
         def used() -> int:

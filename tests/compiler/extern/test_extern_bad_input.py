@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 CASES = {
-    "no-arguments": 'ttl.call_extern_func(kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "header-only": 'ttl.call_extern_func(HEADER, kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "star-args": 'ttl.call_extern_func(*ARGS, kernel=ttl.KernelKind.COMPUTE)  # ERROR',
+    "no-arguments": "ttl.call_extern_func(kernel=ttl.KernelKind.COMPUTE)  # ERROR",
+    "header-only": "ttl.call_extern_func(HEADER, kernel=ttl.KernelKind.COMPUTE)  # ERROR",
+    "star-args": "ttl.call_extern_func(*ARGS, kernel=ttl.KernelKind.COMPUTE)  # ERROR",
     "double-star": 'ttl.call_extern_func(HEADER, "f", **OPTS)  # ERROR',
     "template-not-list": 'ttl.call_extern_func(HEADER, "f", template_args=5, kernel=ttl.KernelKind.COMPUTE)  # ERROR',
     "func-args-dfb-not-list": 'ttl.call_extern_func(HEADER, "f", func_args=src, kernel=ttl.KernelKind.COMPUTE)  # ERROR',

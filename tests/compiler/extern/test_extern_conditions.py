@@ -54,7 +54,7 @@ def _compile(extern_compile):
 
 
 def test_equal_attributes_identify_one_declaration(extern_compile):
-    """"In the compiled IR module, equal condition attributes identify one declaration and
+    """ "In the compiled IR module, equal condition attributes identify one declaration and
     distinct declarations use distinct ordinals.\""""
     r = _compile(extern_compile)
     conditions = re.findall(r"condition = (#ttl\.dispatch_condition<[^>]*>)", r.ir)
@@ -66,7 +66,7 @@ def test_equal_attributes_identify_one_declaration(extern_compile):
 
 
 def test_distinct_declarations_stay_independent(extern_compile):
-    """"Distinct declarations remain independent even when calls have equal C++ names,
+    """ "Distinct declarations remain independent even when calls have equal C++ names,
     headers, template arguments, or source text.\""""
     r = _compile(extern_compile)
     consumer = r.ir[r.ir.index('logical_kernel = "conditional_operation.consumer"') :]
@@ -75,16 +75,20 @@ def test_distinct_declarations_stay_independent(extern_compile):
 
 
 def test_condition_supplies_the_result_type(extern_compile):
-    """"`condition_result=` accepts a `ttl.DispatchCondition` created with
+    """ "`condition_result=` accepts a `ttl.DispatchCondition` created with
     `ttl.ScalarType.I32` or `ttl.ScalarType.I64`." and "`condition_result` supplies the
     result type\""""
     r = _compile(extern_compile)
-    filecheck(r.sources["producer.cpp"], "CHECK: const int64_t producer_active = evaluate_for_producer();")
-    filecheck(r.sources["consumer.cpp"], "CHECK: const int32_t unrelated = evaluate_for_consumer();")
+    filecheck(
+        r.sources["producer.cpp"], "CHECK: const int64_t producer_active = evaluate_for_producer();"
+    )
+    filecheck(
+        r.sources["consumer.cpp"], "CHECK: const int32_t unrelated = evaluate_for_consumer();"
+    )
 
 
 def test_condition_and_result_type_are_exclusive(extern_error):
-    """"`condition_result` supplies the result type and cannot be combined with
+    """ "`condition_result` supplies the result type and cannot be combined with
     `result_type`.\""""
     err = extern_error(
         """
@@ -99,7 +103,7 @@ def test_condition_and_result_type_are_exclusive(extern_error):
 
 
 def test_condition_result_must_be_a_dispatch_condition(extern_error):
-    """"`condition_result=` accepts a `ttl.DispatchCondition`\""""
+    """ "`condition_result=` accepts a `ttl.DispatchCondition`\""""
     err = extern_error(
         """
         c = ttl.call_extern_func(HEADER, "f", condition_result=ttl.ScalarType.I64,  # ERROR
@@ -111,7 +115,7 @@ def test_condition_result_must_be_a_dispatch_condition(extern_error):
 
 
 def test_dispatch_condition_needs_a_scalar_type(extern_error):
-    """"`condition_result=` accepts a `ttl.DispatchCondition` created with
+    """ "`condition_result=` accepts a `ttl.DispatchCondition` created with
     `ttl.ScalarType.I32` or `ttl.ScalarType.I64`." (other types are rejected at creation)"""
     err = extern_error(
         """
@@ -128,7 +132,10 @@ def test_dispatch_condition_needs_a_scalar_type(extern_error):
     ("extra", "what"),
     [
         ("dfb_dependencies=[src]", "cannot declare dfb_dependencies"),
-        ("func_args=[src], dfb_effects=[ttl.DFBEffect.wait(src, tiles=1)]", "cannot declare dfb_effects"),
+        (
+            "func_args=[src], dfb_effects=[ttl.DFBEffect.wait(src, tiles=1)]",
+            "cannot declare dfb_effects",
+        ),
         ("unknown_dfb_access=True", "cannot set unknown_dfb_access=True"),
         ("func_args=[src]", "cannot depend on DFB 'src'"),
         ("template_args=[ttl.dfb_descriptor(src)]", "cannot depend on DFB 'src'"),
@@ -137,7 +144,7 @@ def test_dispatch_condition_needs_a_scalar_type(extern_error):
     ids=["dependency", "effect", "unknown-access", "dfb-argument", "descriptor", "index"],
 )
 def test_condition_call_cannot_touch_dfbs(extern_error, extra, what):
-    """"A condition-result call cannot depend on DFB storage, declare DFB effects, or set
+    """ "A condition-result call cannot depend on DFB storage, declare DFB effects, or set
     `unknown_dfb_access=True`. It cannot carry a DFB argument, index, or descriptor.\""""
     err = extern_error(
         f"""
@@ -151,7 +158,7 @@ def test_condition_call_cannot_touch_dfbs(extern_error, extra, what):
 
 
 def test_condition_index_without_dependency_is_rejected(extern_error):
-    """"It cannot carry a DFB argument, index, or descriptor." (an index alone)"""
+    """ "It cannot carry a DFB argument, index, or descriptor." (an index alone)"""
     err = extern_error(
         """
         c = ttl.call_extern_func(HEADER, "f", condition_result=ACTIVE,

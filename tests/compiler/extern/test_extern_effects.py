@@ -36,7 +36,7 @@ def _call(result) -> d.CallExternOp:
 
 
 def test_dependencies_add_no_cpp_argument(extern_compile):
-    """"`dfb_dependencies` declares DFB storage used by external C++ without adding C++
+    """ "`dfb_dependencies` declares DFB storage used by external C++ without adding C++
     function arguments.\""""
     r = extern_compile(
         """
@@ -49,7 +49,7 @@ def test_dependencies_add_no_cpp_argument(extern_compile):
 
 
 def test_automatic_dependencies_come_first(extern_compile):
-    """"DFBs in `func_args` and DFB descriptors in `template_args` are dependencies
+    """ "DFBs in `func_args` and DFB descriptors in `template_args` are dependencies
     automatically." (dependency order: func_args DFBs, descriptors, dfb_dependencies)"""
     r = extern_compile(
         """
@@ -73,7 +73,7 @@ def test_automatic_dependencies_come_first(extern_compile):
 
 
 def test_dependencies_must_be_distinct(extern_error):
-    """"`dfb_dependencies` must contain distinct DFBs\""""
+    """ "`dfb_dependencies` must contain distinct DFBs\""""
     err = extern_error(
         """
         ttl.call_extern_func(HEADER, "f", dfb_dependencies=[src, src],  # ERROR
@@ -86,7 +86,7 @@ def test_dependencies_must_be_distinct(extern_error):
 
 @pytest.mark.parametrize("auto", ["func_args=[src]", "template_args=[ttl.dfb_descriptor(src)]"])
 def test_dependencies_must_not_repeat_automatic_ones(extern_error, auto):
-    """"`dfb_dependencies` must contain distinct DFBs that are not already automatic
+    """ "`dfb_dependencies` must contain distinct DFBs that are not already automatic
     dependencies.\""""
     err = extern_error(
         f"""
@@ -99,7 +99,7 @@ def test_dependencies_must_not_repeat_automatic_ones(extern_error, auto):
 
 
 def test_effects_keep_the_call_wide_order(extern_compile):
-    """"The example defines one sequence across both DFBs: wait on `source`, pop `source`,
+    """ "The example defines one sequence across both DFBs: wait on `source`, pop `source`,
     reserve `destination`, then push `destination`." and "Actions on different DFBs occupy
     distinct positions in the call-wide sequence.\""""
     r = extern_compile(STAGE)
@@ -112,7 +112,7 @@ def test_effects_keep_the_call_wide_order(extern_compile):
 
 
 def test_effects_emit_no_protocol_calls_and_keep_the_signature(extern_compile):
-    """"Effects describe external behavior; they do not emit reserve, push, wait, or pop
+    """ "Effects describe external behavior; they do not emit reserve, push, wait, or pop
     calls. Dependency-only operands and all effect metadata leave the generated C++ call
     signature unchanged.\""""
     with_effects = extern_compile(STAGE).sources["data_movement.cpp"]
@@ -124,14 +124,18 @@ def test_effects_emit_no_protocol_calls_and_keep_the_signature(extern_compile):
     ).sources["data_movement.cpp"]
     for text in (with_effects, plain):
         body = text.split("void kernel_main()")[1]
-        assert re.findall(r"^\s+\w+(?:<.*>)?\(.*\);$", body, re.MULTILINE) == ["  external_stage<0>(dfb_src);"]
+        assert re.findall(r"^\s+\w+(?:<.*>)?\(.*\);$", body, re.MULTILINE) == [
+            "  external_stage<0>(dfb_src);"
+        ]
     for api in ("cb_wait_front", "cb_pop_front", "cb_reserve_back", "cb_push_back"):
         assert api not in with_effects.split("void kernel_main()")[1]
 
 
-@pytest.mark.parametrize(("tiles", "shown"), [("0", "tiles=0"), ("-1", "tiles=-1"), ("3", "tiles=3")])
+@pytest.mark.parametrize(
+    ("tiles", "shown"), [("0", "tiles=0"), ("-1", "tiles=-1"), ("3", "tiles=3")]
+)
 def test_tile_count_positive_and_within_capacity(extern_error, tiles, shown):
-    """"Each action explicitly names one DFB dependency and has a positive, statically
+    """ "Each action explicitly names one DFB dependency and has a positive, statically
     resolvable tile count no greater than the DFB capacity.\""""
     err = extern_error(
         f"""
@@ -145,7 +149,7 @@ def test_tile_count_positive_and_within_capacity(extern_error, tiles, shown):
 
 
 def test_effect_must_name_a_declared_dependency(extern_error):
-    """"Each action explicitly names one DFB dependency\""""
+    """ "Each action explicitly names one DFB dependency\""""
     err = extern_error(
         """
         ttl.call_extern_func(HEADER, "f", func_args=[src],
@@ -158,7 +162,7 @@ def test_effect_must_name_a_declared_dependency(extern_error):
 
 
 def test_static_count_forms(extern_compile):
-    """"Tile and repeat counts may use integer literals, integer captures, and module-level
+    """ "Tile and repeat counts may use integer literals, integer captures, and module-level
     integer variables combined with unary `+` or `-` and the binary operators `+`, `-`, `*`,
     `//`, and `%`.\""""
     r = extern_compile(
@@ -189,7 +193,7 @@ def test_static_count_forms(extern_compile):
     ids=["bool", "call", "runtime", "floordiv-zero", "mod-zero"],
 )
 def test_invalid_static_counts(extern_error, count, what):
-    """"Booleans and runtime SSA values are not static integer counts. Floor-division and
+    """ "Booleans and runtime SSA values are not static integer counts. Floor-division and
     modulo divisors must be nonzero.\""""
     err = extern_error(
         f"""
@@ -204,7 +208,7 @@ def test_invalid_static_counts(extern_error, count, what):
 
 
 def test_repeat_expands_to_the_flat_sequence(extern_compile):
-    """"The frontend expands the repeat before creating IR, so downstream analyses receive
+    """ "The frontend expands the repeat before creating IR, so downstream analyses receive
     the same flat effect sequence as an explicitly written list.\""""
     repeated = extern_compile(
         """
@@ -228,7 +232,7 @@ def test_repeat_expands_to_the_flat_sequence(extern_compile):
 
 
 def test_repeat_zero_times_is_empty(extern_compile):
-    """"`ttl.DFBEffect.repeat(count, effects)` repeats a nonempty literal effect sequence a
+    """ "`ttl.DFBEffect.repeat(count, effects)` repeats a nonempty literal effect sequence a
     nonnegative, statically resolvable number of times." (zero is allowed)"""
     r = extern_compile(
         """
@@ -250,7 +254,7 @@ def test_repeat_zero_times_is_empty(extern_compile):
     ids=["negative", "empty", "not-literal"],
 )
 def test_invalid_repeats(extern_error, repeat, what):
-    """"`ttl.DFBEffect.repeat(count, effects)` repeats a nonempty literal effect sequence a
+    """ "`ttl.DFBEffect.repeat(count, effects)` repeats a nonempty literal effect sequence a
     nonnegative, statically resolvable number of times.\""""
     err = extern_error(
         f"""
@@ -264,7 +268,7 @@ def test_invalid_repeats(extern_error, repeat, what):
 
 
 def test_limit_of_4096_actions(extern_compile, extern_error):
-    """"The expanded `dfb_effects` sequence is limited to 4096 actions per external call. This
+    """ "The expanded `dfb_effects` sequence is limited to 4096 actions per external call. This
     compiler-resource limit bounds materialization and analysis work; it is not a hardware
     limit\""""
     body = """
@@ -280,7 +284,7 @@ def test_limit_of_4096_actions(extern_compile, extern_error):
 
 
 def test_partial_summary_is_valid(extern_compile):
-    """"A partial summary is valid but does not prove a bounded lifecycle for that
+    """ "A partial summary is valid but does not prove a bounded lifecycle for that
     dependency." (a wait without its pop compiles)"""
     r = extern_compile(
         """
@@ -293,7 +297,7 @@ def test_partial_summary_is_valid(extern_compile):
 
 
 def test_aliased_occurrences_are_not_merged(extern_compile):
-    """"A dependency occurrence with no listed effect is an opaque storage access ...
+    """ "A dependency occurrence with no listed effect is an opaque storage access ...
     including when operand adaptation aliases multiple occurrences to the same SSA DFB." and
     "Operation adaptation may map distinct occurrences to the same DFB without merging them.\""""
     r = extern_compile(
@@ -309,7 +313,7 @@ def test_aliased_occurrences_are_not_merged(extern_compile):
 
 
 def test_unknown_dfb_access_is_a_unit_attribute(extern_compile):
-    """"`unknown_dfb_access=True` declares that external C++ may access user-managed DFBs not
+    """ "`unknown_dfb_access=True` declares that external C++ may access user-managed DFBs not
     present in the declared dependencies." (recorded for allocation as an IR unit attribute)"""
     r = extern_compile(
         """
@@ -345,7 +349,7 @@ def test_unknown_dfb_access_must_be_a_bool(extern_error):
     ids=["not-literal", "not-an-effect", "no-tiles"],
 )
 def test_malformed_effect_lists(extern_error, effects, what):
-    """"The supported actions are `ttl.DFBEffect.reserve`, `push`, `wait`, and `pop`.\""""
+    """ "The supported actions are `ttl.DFBEffect.reserve`, `push`, `wait`, and `pop`.\""""
     err = extern_error(
         f"""
         ttl.call_extern_func(HEADER, "f", func_args=[src], dfb_effects={effects},  # ERROR
@@ -369,7 +373,7 @@ def test_effect_outside_dfb_effects_is_rejected(extern_error):
 
 
 def test_callee_names_are_not_inspected(extern_compile):
-    """"Callee-name, header-name, and generated-C++ inspection do not provide a semantic
+    """ "Callee-name, header-name, and generated-C++ inspection do not provide a semantic
     contract and are not used." (a call named like a protocol API gets no effects)"""
     r = extern_compile(
         """
@@ -382,7 +386,7 @@ def test_callee_names_are_not_inspected(extern_compile):
 
 
 def test_conditional_actions_use_ttl_control_flow(extern_compile):
-    """"Conditional actions must use TTL control flow around both the matching acquisition
+    """ "Conditional actions must use TTL control flow around both the matching acquisition
     and a call with an unconditional summary\""""
     r = extern_compile(
         """

@@ -46,12 +46,12 @@ def test_descriptor_members_are_constexpr(extern_compile, tmp_path):
         "#pragma once\n"
         "template <typename Source>\n"
         "void check_descriptor() {\n"
-        "  static_assert(Source::index == 1, \"index\");\n"
-        "  static_assert(Source::pages_per_block == 1, \"pages\");\n"
-        "  static_assert(Source::block_count == 2, \"blocks\");\n"
-        "  static_assert(Source::page_size_bytes == 2048, \"page size\");\n"
+        '  static_assert(Source::index == 1, "index");\n'
+        '  static_assert(Source::pages_per_block == 1, "pages");\n'
+        '  static_assert(Source::block_count == 2, "blocks");\n'
+        '  static_assert(Source::page_size_bytes == 2048, "page size");\n'
         "  constexpr uint32_t total = Source::pages_per_block * Source::block_count;\n"
-        "  static_assert(total == 2, \"usable in constant expressions\");\n"
+        '  static_assert(total == 2, "usable in constant expressions");\n'
         "}\n"
     )
     r = extern_compile(

@@ -31,7 +31,7 @@ def test_extern_example_runs_and_matches_numpy(name, tmp_path):
 
 
 def test_condition_evaluations_are_repeat_safe(tmp_path):
-    """"Each evaluation must be repeat-safe." (contract of the C++ evaluations: dispatching the
+    """ "Each evaluation must be repeat-safe." (contract of the C++ evaluations: dispatching the
     conditional example twice on one device gives the same result)"""
     if devcc.find_compiler() is None:
         pytest.skip(f"{devcc.CXX} is not installed")

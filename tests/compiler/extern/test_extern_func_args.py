@@ -7,7 +7,7 @@ from compiler_testlib import filecheck
 
 
 def test_scalar_value_is_a_scalar_parameter(extern_compile):
-    """"Scalar value -> Scalar parameter; Uses the kernel runtime-argument convention."
+    """ "Scalar value -> Scalar parameter; Uses the kernel runtime-argument convention."
     (scalars computed in the kernel are passed directly)"""
     r = extern_compile(
         """
@@ -21,7 +21,7 @@ def test_scalar_value_is_a_scalar_parameter(extern_compile):
 
 
 def test_dfb_is_an_index_parameter_and_a_dependency(extern_compile):
-    """"DFB -> Physical DFB index parameter; Declares a direct dependency on that DFB.\""""
+    """ "DFB -> Physical DFB index parameter; Declares a direct dependency on that DFB.\""""
     r = extern_compile(
         """
         ttl.call_extern_func(HEADER, "f", func_args=[src],
@@ -29,12 +29,15 @@ def test_dfb_is_an_index_parameter_and_a_dependency(extern_compile):
                              kernel=ttl.KernelKind.DATA_MOVEMENT)
         """
     )
-    filecheck(r.ir, "CHECK: ttl.call_extern {{.*}}\"f\"(%src) descriptors() deps() {{.*}}#ttl.dfb_effect<wait, 0, 1>")
+    filecheck(
+        r.ir,
+        'CHECK: ttl.call_extern {{.*}}"f"(%src) descriptors() deps() {{.*}}#ttl.dfb_effect<wait, 0, 1>',
+    )
     filecheck(r.sources["data_movement.cpp"], "CHECK: f(dfb_src);")
 
 
 def test_base_tensor_is_a_tensor_accessor_in_data_movement(extern_compile):
-    """"Base tensor -> `TensorAccessor` parameter; Supported in data-movement kernels for tiled
+    """ "Base tensor -> `TensorAccessor` parameter; Supported in data-movement kernels for tiled
     BF16 and FP32 tensors.\""""
     r = extern_compile(
         """
@@ -52,7 +55,7 @@ def test_base_tensor_is_a_tensor_accessor_in_data_movement(extern_compile):
 
 
 def test_base_tensor_in_compute_is_rejected(extern_error):
-    """"Base tensor ... Supported in data-movement kernels" (not in compute)"""
+    """ "Base tensor ... Supported in data-movement kernels" (not in compute)"""
     err = extern_error(
         """
         ttl.call_extern_func(HEADER, "read", func_args=[inp],  # ERROR
@@ -65,7 +68,7 @@ def test_base_tensor_in_compute_is_rejected(extern_error):
 
 @pytest.mark.parametrize("kind", ["COMPUTE", "DATA_MOVEMENT"])
 def test_raw_addr_is_a_uint32_address(extern_compile, kind):
-    """"`ttl.raw_addr(tensor)` -> `uint32_t` buffer address; Supported in compute and
+    """ "`ttl.raw_addr(tensor)` -> `uint32_t` buffer address; Supported in compute and
     data-movement kernels.\""""
     r = extern_compile(
         f"""
@@ -93,7 +96,7 @@ def test_raw_addr_is_a_uint32_address(extern_compile, kind):
     ids=["slice", "raw-addr-of-slice", "float", "dfb-id"],
 )
 def test_slices_views_and_computed_values_are_rejected(extern_error, arg, what):
-    """"Tensor slices, views, and computed tensor values are not valid external arguments.\""""
+    """ "Tensor slices, views, and computed tensor values are not valid external arguments.\""""
     err = extern_error(
         f"""
         ttl.call_extern_func(HEADER, "f", func_args=[{arg}],  # ERROR
@@ -105,7 +108,7 @@ def test_slices_views_and_computed_values_are_rejected(extern_error, arg, what):
 
 
 def test_computed_block_value_is_rejected(extern_error):
-    """"Tensor slices, views, and computed tensor values are not valid external arguments."
+    """ "Tensor slices, views, and computed tensor values are not valid external arguments."
     (a block expression in compute)"""
     err = extern_error(
         """
@@ -120,13 +123,19 @@ def test_computed_block_value_is_rejected(extern_error):
 
 @pytest.mark.parametrize(
     "declare",
-    ["func_args=[src]", "dfb_dependencies=[src]", "template_args=[ttl.get_dfb_id(src), ttl.dfb_descriptor(src)]"],
+    [
+        "func_args=[src]",
+        "dfb_dependencies=[src]",
+        "template_args=[ttl.get_dfb_id(src), ttl.dfb_descriptor(src)]",
+    ],
     ids=["func-arg", "dependency", "descriptor"],
 )
 def test_get_dfb_id_with_a_dependency(extern_compile, declare):
-    """"When an external function consumes `ttl.get_dfb_id(dfb)`, the same DFB must be a
+    """ "When an external function consumes `ttl.get_dfb_id(dfb)`, the same DFB must be a
     dependency through `func_args`, `ttl.dfb_descriptor(dfb)`, or `dfb_dependencies`.\""""
-    template = "" if declare.startswith("template_args") else "template_args=[ttl.get_dfb_id(src)], "
+    template = (
+        "" if declare.startswith("template_args") else "template_args=[ttl.get_dfb_id(src)], "
+    )
     r = extern_compile(
         f"""
         ttl.call_extern_func(HEADER, "f", {template}{declare}, kernel=ttl.KernelKind.DATA_MOVEMENT)
@@ -136,7 +145,7 @@ def test_get_dfb_id_with_a_dependency(extern_compile, declare):
 
 
 def test_get_dfb_id_without_a_dependency_is_rejected(extern_error):
-    """"An index value does not declare storage access by itself.\""""
+    """ "An index value does not declare storage access by itself.\""""
     err = extern_error(
         """
         ttl.call_extern_func(HEADER, "f", template_args=[ttl.get_dfb_id(src)],  # ERROR

@@ -9,7 +9,7 @@ PROJECT = str(REPO / "examples" / "extern" / "project_include")
 
 
 def test_include_paths_find_the_header_and_it_is_emitted(extern_compile):
-    """"`include_paths` contains compile-time directory strings added to external header
+    """ "`include_paths` contains compile-time directory strings added to external header
     lookup. The compiler emits the requested header before the call.\""""
     r = extern_compile(
         """
@@ -87,7 +87,7 @@ def test_include_path_that_is_no_directory_is_rejected(extern_error):
 
 
 def test_include_paths_must_be_strings(extern_error):
-    """"`include_paths` contains compile-time directory strings\""""
+    """ "`include_paths` contains compile-time directory strings\""""
     err = extern_error(
         """
         ttl.call_extern_func(HEADER, "f", include_paths=[3],  # ERROR

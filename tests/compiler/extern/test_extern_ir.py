@@ -33,20 +33,27 @@ def _module(make_call) -> tuple[ModuleOp, d.CallExternOp]:
 
 def _stage(a, b, **kw):
     args = {
-        "template_args": [d.DFBIdAttr("a"), IntegerAttr(4, i64), BoolAttr.from_bool(False),
-                          d.FloatBitsAttr(1065353216), d.DFBDescriptorAttr("b")],
+        "template_args": [
+            d.DFBIdAttr("a"),
+            IntegerAttr(4, i64),
+            BoolAttr.from_bool(False),
+            d.FloatBitsAttr(1065353216),
+            d.DFBDescriptorAttr("b"),
+        ],
         "func_args": [a, a],
         "descriptor_dfbs": [b],
         "dfb_dependencies": [],
-        "dfb_effects": [d.DFBEffectAttr(d.DFBEffectKind.WAIT, 0, 2),
-                        d.DFBEffectAttr(d.DFBEffectKind.PUSH, 2, 1)],
+        "dfb_effects": [
+            d.DFBEffectAttr(d.DFBEffectKind.WAIT, 0, 2),
+            d.DFBEffectAttr(d.DFBEffectKind.PUSH, 2, 1),
+        ],
     }
     args.update(kw)
     return d.CallExternOp("h.hpp", "stage", **args)
 
 
 def test_effect_kind_is_a_generated_enum():
-    """"The IR stores each effect as a generated enum and a typed attribute.\""""
+    """ "The IR stores each effect as a generated enum and a typed attribute.\""""
     assert issubclass(d.DFBEffectKind, StrEnum)
     assert [k.value for k in d.DFBEffectKind] == ["reserve", "push", "wait", "pop"]
     attr = d.DFBEffectAttr(d.DFBEffectKind.POP, 1, 3)
@@ -54,7 +61,7 @@ def test_effect_kind_is_a_generated_enum():
 
 
 def test_dependency_operands_interface_and_order():
-    """"Its dependency index identifies an element of the value sequence returned by the
+    """ "Its dependency index identifies an element of the value sequence returned by the
     call's `getDFBDependencyOperands()` interface method." (aliased occurrences stay apart)"""
     module, call = _module(lambda a, b: _stage(a, b))
     module.verify()
@@ -89,22 +96,45 @@ def _condition(a, b):
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda a, b: _stage(a, b, dfb_effects=[d.DFBEffectAttr(d.DFBEffectKind.POP, 3, 1)]),
-         "dependency_index out of range"),
+        (
+            lambda a, b: _stage(a, b, dfb_effects=[d.DFBEffectAttr(d.DFBEffectKind.POP, 3, 1)]),
+            "dependency_index out of range",
+        ),
         (lambda a, b: _stage(a, b, func_args=[]), "needs that DFB as a dependency"),
         (lambda a, b: _stage(a, b, descriptor_dfbs=[]), "one descriptor_dfbs operand"),
         (lambda a, b: _stage(a, b, template_args=[StringAttr("x")]), "unsupported template"),
-        (lambda a, b: _stage(a, b, dfb_effects=[d.DFBEffectAttr(d.DFBEffectKind.WAIT, 0, 1)] * 4097),
-         "more than 4096"),
-        (lambda a, b: d.CallExternOp("h", "c", dfb_dependencies=[a], result_type=i64,
-                                     condition=d.DispatchConditionAttr(0, i64)),
-         "cannot touch DFBs"),
-        (lambda a, b: d.CallExternOp("h", "c", result_type=i32,
-                                     condition=d.DispatchConditionAttr(0, i64)),
-         "returns the condition's type"),
+        (
+            lambda a, b: _stage(
+                a, b, dfb_effects=[d.DFBEffectAttr(d.DFBEffectKind.WAIT, 0, 1)] * 4097
+            ),
+            "more than 4096",
+        ),
+        (
+            lambda a, b: d.CallExternOp(
+                "h",
+                "c",
+                dfb_dependencies=[a],
+                result_type=i64,
+                condition=d.DispatchConditionAttr(0, i64),
+            ),
+            "cannot touch DFBs",
+        ),
+        (
+            lambda a, b: d.CallExternOp(
+                "h", "c", result_type=i32, condition=d.DispatchConditionAttr(0, i64)
+            ),
+            "returns the condition's type",
+        ),
     ],
-    ids=["index-range", "id-without-dependency", "descriptor-operand", "template-kind",
-         "limit", "condition-dfb", "condition-type"],
+    ids=[
+        "index-range",
+        "id-without-dependency",
+        "descriptor-operand",
+        "template-kind",
+        "limit",
+        "condition-dfb",
+        "condition-type",
+    ],
 )
 def test_verifier_rejects_malformed_calls(make, message):
     """The op's `verify_` enforces the contract passes rely on."""
@@ -114,7 +144,7 @@ def test_verifier_rejects_malformed_calls(make, message):
 
 
 def test_condition_call_verifies():
-    """"In the compiled IR module, equal condition attributes identify one declaration\""""
+    """ "In the compiled IR module, equal condition attributes identify one declaration\""""
     module, call = _module(_condition)
     module.verify()
     assert call.condition == d.DispatchConditionAttr(0, i64)

@@ -6,7 +6,7 @@ from compiler_testlib import filecheck
 
 
 def test_pop_selector_places_an_otherwise_unused_wait(extern_compile):
-    """"`TensorBlock.push` and `TensorBlock.pop` accept one `kernel=` selector when a DFB
+    """ "`TensorBlock.push` and `TensorBlock.pop` accept one `kernel=` selector when a DFB
     transaction has no other use from which ownership can be inferred." (the spec example)"""
     r = extern_compile(
         """
@@ -27,7 +27,7 @@ def test_pop_selector_places_an_otherwise_unused_wait(extern_compile):
 
 
 def test_ownership_is_inferred_from_uses(extern_compile):
-    """"Their logical-kernel ownership is derived from the acquired block's uses and release."
+    """ "Their logical-kernel ownership is derived from the acquired block's uses and release."
     (a copy puts its block in data movement, block math in compute)"""
     r = extern_compile(
         """
@@ -46,7 +46,7 @@ def test_ownership_is_inferred_from_uses(extern_compile):
 
 
 def test_reserve_and_wait_do_not_accept_kernel(extern_error):
-    """"`reserve` and `wait` do not accept `kernel=`.\""""
+    """ "`reserve` and `wait` do not accept `kernel=`.\""""
     err = extern_error(
         """
         @ttl.datamovement()
@@ -60,7 +60,7 @@ def test_reserve_and_wait_do_not_accept_kernel(extern_error):
 
 
 def test_conflicting_release_selector_is_rejected(extern_error):
-    """"An explicit release selector that conflicts with inferred ownership is invalid.\""""
+    """ "An explicit release selector that conflicts with inferred ownership is invalid.\""""
     err = extern_error(
         """
         blk = src.reserve()
@@ -68,13 +68,15 @@ def test_conflicting_release_selector_is_rejected(extern_error):
         blk.push(kernel=ttl.KernelKind.COMPUTE)  # ERROR
         """
     )
-    assert "selects the canonical compute kernel, but block 'blk' is used in the canonical " \
+    assert (
+        "selects the canonical compute kernel, but block 'blk' is used in the canonical "
         "data-movement kernel" in err.message
+    )
     assert "remove kernel=" in err.hint
 
 
 def test_transaction_without_use_or_selector_is_rejected(extern_error):
-    """"`TensorBlock.push` and `TensorBlock.pop` accept one `kernel=` selector when a DFB
+    """ "`TensorBlock.push` and `TensorBlock.pop` accept one `kernel=` selector when a DFB
     transaction has no other use" (without it the transaction has no owner)"""
     err = extern_error(
         """
@@ -87,7 +89,7 @@ def test_transaction_without_use_or_selector_is_rejected(extern_error):
 
 
 def test_release_takes_one_selector(extern_error):
-    """"`TensorBlock.push` and `TensorBlock.pop` accept one `kernel=` selector\""""
+    """ "`TensorBlock.push` and `TensorBlock.pop` accept one `kernel=` selector\""""
     err = extern_error(
         """
         @ttl.datamovement()
@@ -100,7 +102,7 @@ def test_release_takes_one_selector(extern_error):
 
 
 def test_release_selector_is_not_emitted(extern_compile):
-    """"The release selector affects unified-operation splitting only. Generated IR and C++
+    """ "The release selector affects unified-operation splitting only. Generated IR and C++
     retain the ordinary DFB push or pop signature; `kernel` is not an emitted operand or
     argument.\""""
     r = extern_compile(
@@ -114,7 +116,7 @@ def test_release_selector_is_not_emitted(extern_compile):
 
 
 def test_release_selector_in_an_explicit_thread_has_no_effect(extern_compile):
-    """"An explicit thread may use the same signature, but its thread decorator already
+    """ "An explicit thread may use the same signature, but its thread decorator already
     determines ownership, so the release selector has no additional effect.\""""
     r = extern_compile(
         """
@@ -129,11 +131,14 @@ def test_release_selector_in_an_explicit_thread_has_no_effect(extern_compile):
                 ttl.copy(inp[0, 0], b).wait()
         """
     )
-    filecheck(r.sources["compute.cpp"], "CHECK: cb_wait_front(dfb_src, 1);\nCHECK: cb_pop_front(dfb_src, 1);")
+    filecheck(
+        r.sources["compute.cpp"],
+        "CHECK: cb_wait_front(dfb_src, 1);\nCHECK: cb_pop_front(dfb_src, 1);",
+    )
 
 
 def test_external_code_completes_before_return(extern_compile):
-    """"The compiler does not infer reserve, wait, push, or pop operations from the C++ body;
+    """ "The compiler does not infer reserve, wait, push, or pop operations from the C++ body;
     the `dfb_effects` contract supplies those facts when required." (a call on a DFB adds no
     protocol ops to the IR)"""
     r = extern_compile(

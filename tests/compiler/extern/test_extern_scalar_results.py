@@ -6,9 +6,11 @@ import pytest
 from compiler_testlib import filecheck
 
 
-@pytest.mark.parametrize(("scalar", "ir", "cpp"), [("I32", "i32", "int32_t"), ("I64", "i64", "int64_t")])
+@pytest.mark.parametrize(
+    ("scalar", "ir", "cpp"), [("I32", "i32", "int32_t"), ("I64", "i64", "int64_t")]
+)
 def test_i32_and_i64_results(extern_compile, scalar, ir, cpp):
-    """"`result_type=ttl.ScalarType.I32` and `result_type=ttl.ScalarType.I64` declare one
+    """ "`result_type=ttl.ScalarType.I32` and `result_type=ttl.ScalarType.I64` declare one
     signless scalar integer result.\""""
     r = extern_compile(
         f"""
@@ -24,7 +26,7 @@ def test_i32_and_i64_results(extern_compile, scalar, ir, cpp):
 
 @pytest.mark.parametrize("spelling", ["", ", result_type=None"])
 def test_void_when_omitted_or_none(extern_compile, spelling):
-    """"Omitting `result_type` or passing `None` declares a void function.\""""
+    """ "Omitting `result_type` or passing `None` declares a void function.\""""
     r = extern_compile(
         f"""
         ttl.call_extern_func(HEADER, "work"{spelling}, kernel=ttl.KernelKind.COMPUTE)
@@ -46,7 +48,7 @@ def test_void_when_omitted_or_none(extern_compile, spelling):
     ids=["raw-string", "integer", "class"],
 )
 def test_invalid_result_declarations(extern_error, value, shown):
-    """"Raw strings, integers, and the `ScalarType` class are invalid result declarations.\""""
+    """ "Raw strings, integers, and the `ScalarType` class are invalid result declarations.\""""
     err = extern_error(
         f"""
         ttl.call_extern_func(HEADER, "f", result_type={value}, kernel=ttl.KernelKind.COMPUTE)  # ERROR
@@ -57,7 +59,7 @@ def test_invalid_result_declarations(extern_error, value, shown):
 
 
 def test_spec_example_result_guards_work(extern_compile):
-    """"A scalar-result call may be assigned directly in a unified operation." (the spec's
+    """ "A scalar-result call may be assigned directly in a unified operation." (the spec's
     is_enabled / execute_enabled_work example)"""
     r = extern_compile(
         """
@@ -89,7 +91,7 @@ def test_spec_example_result_guards_work(extern_compile):
 
 
 def test_result_is_local_to_each_selected_kernel(extern_compile):
-    """"A call selected for multiple logical kernels creates an independent local result in
+    """ "A call selected for multiple logical kernels creates an independent local result in
     each selected kernel.\""""
     r = extern_compile(
         """
@@ -112,7 +114,7 @@ def test_result_is_local_to_each_selected_kernel(extern_compile):
 
 
 def test_result_needed_in_an_unselected_kernel_is_rejected(extern_error):
-    """"A call selected for multiple logical kernels creates an independent local result in
+    """ "A call selected for multiple logical kernels creates an independent local result in
     each selected kernel." (only there: reading it elsewhere is an error)"""
     err = extern_error(
         """
@@ -128,7 +130,7 @@ def test_result_needed_in_an_unselected_kernel_is_rejected(extern_error):
 
 
 def test_control_flow_kept_only_where_work_remains(extern_compile):
-    """"Enclosing structured control is retained only in logical kernels that retain work in
+    """ "Enclosing structured control is retained only in logical kernels that retain work in
     its regions.\""""
     r = extern_compile(
         """
@@ -190,7 +192,7 @@ def outer64(a):
 
 
 def test_composition_preserves_captured_scalar_types(write_source):
-    """"Composition preserves captured `ScalarType` members and includes them in deterministic
+    """ "Composition preserves captured `ScalarType` members and includes them in deterministic
     operation identity.\""""
     from ttl.compiler.driver import compile_operation, load_operation
 

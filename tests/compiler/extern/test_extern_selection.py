@@ -11,7 +11,7 @@ def _kernels(r) -> list[str]:
 
 
 def test_compute_kind_selects_canonical_compute_kernel(extern_compile):
-    """"`KernelKind.COMPUTE` and `KernelKind.DATA_MOVEMENT` select the compiler-owned canonical
+    """ "`KernelKind.COMPUTE` and `KernelKind.DATA_MOVEMENT` select the compiler-owned canonical
     kernel of that kind." (the spec's compute_external example)"""
     r = extern_compile(
         """
@@ -28,7 +28,7 @@ def test_compute_kind_selects_canonical_compute_kernel(extern_compile):
 
 
 def test_or_combines_canonical_kinds(extern_compile):
-    """"Combine canonical kernel kinds with `|` when one call executes in both.\""""
+    """ "Combine canonical kernel kinds with `|` when one call executes in both.\""""
     r = extern_compile(
         """
         ttl.call_extern_func(
@@ -74,7 +74,7 @@ selected_external = make_selected_external()
 
 
 def test_kernel_handle_from_factory(extern_compile):
-    """"An operation-local `Kernel` distinguishes multiple kernels with the same kind. An
+    """ "An operation-local `Kernel` distinguishes multiple kernels with the same kind. An
     operation factory may create one handle and capture it in the operation.\""""
     r = extern_compile(FACTORY, whole=True, name="selected_external")
     assert _kernels(r) == ["selected_external.reader", "selected_external.compute"]
@@ -83,7 +83,7 @@ def test_kernel_handle_from_factory(extern_compile):
 
 
 def test_kernel_handle_as_static_body_assignment(extern_compile):
-    """"A handle used only by the operation may instead be declared as a static top-level
+    """ "A handle used only by the operation may instead be declared as a static top-level
     assignment in the operation body.\""""
     r = extern_compile(
         """
@@ -96,7 +96,7 @@ def test_kernel_handle_as_static_body_assignment(extern_compile):
 
 
 def test_explicit_threads_use_the_same_selectors(extern_compile):
-    """"Explicit multi-kernel operations use the same selectors on thread decorators." and
+    """ "Explicit multi-kernel operations use the same selectors on thread decorators." and
     "A call may omit `kernel=` when its enclosing callback already determines one logical
     kernel.\""""
     r = extern_compile(
@@ -133,7 +133,7 @@ def test_explicit_threads_use_the_same_selectors(extern_compile):
 
 
 def test_explicit_thread_call_selecting_another_kernel_is_rejected(extern_error):
-    """"A call may omit `kernel=` when its enclosing callback already determines one logical
+    """ "A call may omit `kernel=` when its enclosing callback already determines one logical
     kernel." (a selector naming a different kernel contradicts the callback)"""
     err = extern_error(
         """
@@ -147,7 +147,7 @@ def test_explicit_thread_call_selecting_another_kernel_is_rejected(extern_error)
 
 
 def test_tuple_emits_once_in_every_selected_kernel(extern_compile):
-    """"A nonempty tuple supports selections that include operation-local `Kernel` handles.
+    """ "A nonempty tuple supports selections that include operation-local `Kernel` handles.
     Multiple selectors emit the call once in every selected logical kernel.\""""
     r = extern_compile(
         """
@@ -169,7 +169,7 @@ def test_tuple_emits_once_in_every_selected_kernel(extern_compile):
     ids=["tuple", "union-and-tuple"],
 )
 def test_duplicate_selectors_are_rejected(extern_error, selector):
-    """"An external call accepts one selector or multiple distinct selectors.\""""
+    """ "An external call accepts one selector or multiple distinct selectors.\""""
     err = extern_error(
         f"""
         ttl.call_extern_func(HEADER, "f", kernel={selector})  # ERROR
@@ -179,10 +179,12 @@ def test_duplicate_selectors_are_rejected(extern_error, selector):
     assert "distinct selectors" in err.hint
 
 
-@pytest.mark.parametrize(("selector", "what"), [("()", "selects no logical kernel"),
-                                                ('"compute"', "is not a logical-kernel selector")])
+@pytest.mark.parametrize(
+    ("selector", "what"),
+    [("()", "selects no logical kernel"), ('"compute"', "is not a logical-kernel selector")],
+)
 def test_invalid_selectors_are_rejected(extern_error, selector, what):
-    """"A nonempty tuple supports selections..." (empty tuples and strings are not selectors)"""
+    """ "A nonempty tuple supports selections..." (empty tuples and strings are not selectors)"""
     err = extern_error(
         f"""
         ttl.call_extern_func(HEADER, "f", kernel={selector})  # ERROR
@@ -193,7 +195,7 @@ def test_invalid_selectors_are_rejected(extern_error, selector, what):
 
 
 def test_top_level_opaque_call_without_selector_is_rejected(extern_error):
-    """"A top-level opaque call without a selector is invalid because the compiler cannot
+    """ "A top-level opaque call without a selector is invalid because the compiler cannot
     infer placement from C++ code.\""""
     err = extern_error(
         """
@@ -206,7 +208,7 @@ def test_top_level_opaque_call_without_selector_is_rejected(extern_error):
 
 
 def test_unified_capacity_uses_the_target_table(extern_error):
-    """"Compilation fails when an operation requests more kernels of a kind than the target
+    """ "Compilation fails when an operation requests more kernels of a kind than the target
     supports. Unified and explicit multi-kernel operations use the same target capacity table
     and diagnostic terms.\""""
     err = extern_error(
@@ -220,7 +222,7 @@ def test_unified_capacity_uses_the_target_table(extern_error):
 
 
 def test_omitted_decorator_selector_is_the_canonical_kernel(extern_compile):
-    """"An omitted selector denotes the canonical kernel of that kind." (a call selecting the
+    """ "An omitted selector denotes the canonical kernel of that kind." (a call selecting the
     canonical kind inside an unselected thread is that thread's kernel)"""
     r = extern_compile(
         """
@@ -233,7 +235,7 @@ def test_omitted_decorator_selector_is_the_canonical_kernel(extern_compile):
 
 
 def test_target_assigns_kernel_resources(extern_compile):
-    """"The target backend assigns logical kernels to its supported kernel resources.\""""
+    """ "The target backend assigns logical kernels to its supported kernel resources.\""""
     r = extern_compile(FACTORY, whole=True, name="selected_external")
     slots = {k["logical_kernel"]: k["processor_slot"] for k in r.manifest["kernels"]}
     assert slots == {"selected_external.reader": "dm0", "selected_external.compute": "compute"}

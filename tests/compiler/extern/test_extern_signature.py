@@ -6,7 +6,7 @@ from compiler_testlib import filecheck
 
 
 def test_header_and_callee_are_compile_time_strings(extern_compile):
-    """"`header` and `callee` are compile-time strings." (literal and captured constant)"""
+    """ "`header` and `callee` are compile-time strings." (literal and captured constant)"""
     r = extern_compile(
         """
         ttl.call_extern_func(HEADER, "shared_entry", kernel=ttl.KernelKind.COMPUTE)
@@ -24,7 +24,7 @@ def test_header_and_callee_are_compile_time_strings(extern_compile):
 
 
 def test_header_must_be_a_string(extern_error):
-    """"`header` and `callee` are compile-time strings." (an int header is rejected)"""
+    """ "`header` and `callee` are compile-time strings." (an int header is rejected)"""
     err = extern_error(
         """
         ttl.call_extern_func(3, "f", kernel=ttl.KernelKind.COMPUTE)  # ERROR
@@ -35,7 +35,7 @@ def test_header_must_be_a_string(extern_error):
 
 
 def test_callee_must_not_be_a_runtime_value(extern_error):
-    """"`header` and `callee` are compile-time strings." (a runtime result is rejected)"""
+    """ "`header` and `callee` are compile-time strings." (a runtime result is rejected)"""
     err = extern_error(
         """
         x = ttl.call_extern_func(HEADER, "f", result_type=ttl.ScalarType.I32, kernel=ttl.KernelKind.COMPUTE)
@@ -47,7 +47,7 @@ def test_callee_must_not_be_a_runtime_value(extern_error):
 
 
 def test_source_order_is_preserved(extern_compile):
-    """"`template_args`, `func_args`, and `include_paths` preserve source order.\""""
+    """ "`template_args`, `func_args`, and `include_paths` preserve source order.\""""
     r = extern_compile(
         """
         ttl.call_extern_func(
@@ -67,7 +67,7 @@ def test_source_order_is_preserved(extern_compile):
 
 
 def test_cpp_signature_is_not_validated(extern_compile):
-    """"The compiler does not validate the C++ signature." (an undeclared callee compiles)"""
+    """ "The compiler does not validate the C++ signature." (an undeclared callee compiles)"""
     r = extern_compile(
         """
         ttl.call_extern_func(HEADER, "not_declared_anywhere", func_args=[1, 2, 3],

@@ -7,7 +7,7 @@ from compiler_testlib import filecheck
 
 
 def test_int_bool_float_constants(extern_compile):
-    """"`int` -> Signed integer constant; `bool` -> Boolean constant; `float` -> Unsigned
+    """ "`int` -> Signed integer constant; `bool` -> Boolean constant; `float` -> Unsigned
     binary32 bit-pattern constant\""""
     r = extern_compile(
         """
@@ -24,7 +24,7 @@ def test_int_bool_float_constants(extern_compile):
 
 
 def test_descriptor_of_one_bf16_tile_in_two_blocks(extern_compile):
-    """"`ttl.dfb_descriptor(dfb)` -> `ttlang::DFBDescriptor` type" (issue: a bf16 block of one
+    """ "`ttl.dfb_descriptor(dfb)` -> `ttlang::DFBDescriptor` type" (issue: a bf16 block of one
     tile in a 2-block DFB reads `ttlang::DFBDescriptor<i, 1, 2, 2048>`)"""
     r = extern_compile(
         """
@@ -37,7 +37,7 @@ def test_descriptor_of_one_bf16_tile_in_two_blocks(extern_compile):
 
 
 def test_descriptor_of_an_fp32_multi_tile_block(extern_compile):
-    """"`ttl.dfb_descriptor` supplies typed allocation metadata." (pages per block, block count,
+    """ "`ttl.dfb_descriptor` supplies typed allocation metadata." (pages per block, block count,
     page size follow the DFB)"""
     r = extern_compile(
         """
@@ -51,7 +51,7 @@ def test_descriptor_of_an_fp32_multi_tile_block(extern_compile):
 
 
 def test_get_dfb_id_is_the_physical_index(extern_compile):
-    """"`ttl.get_dfb_id(dfb)` -> Physical DFB index constant" and "`ttl.get_dfb_id` supplies
+    """ "`ttl.get_dfb_id(dfb)` -> Physical DFB index constant" and "`ttl.get_dfb_id` supplies
     only an integer index.\""""
     r = extern_compile(
         """
@@ -65,7 +65,7 @@ def test_get_dfb_id_is_the_physical_index(extern_compile):
 
 
 def test_bare_dfb_is_rejected_naming_both_wrappers(extern_error):
-    """"A bare DFB is invalid in `template_args`.\""""
+    """ "A bare DFB is invalid in `template_args`.\""""
     err = extern_error(
         """
         ttl.call_extern_func(HEADER, "t", template_args=[4, src],  # ERROR
@@ -76,9 +76,11 @@ def test_bare_dfb_is_rejected_naming_both_wrappers(extern_error):
     assert "ttl.dfb_descriptor(src)" in err.hint and "ttl.get_dfb_id(src)" in err.hint
 
 
-@pytest.mark.parametrize(("arg", "what"), [('"text"', "str value"), ("ttl.node(dims=1)", "a runtime value")])
+@pytest.mark.parametrize(
+    ("arg", "what"), [('"text"', "str value"), ("ttl.node(dims=1)", "a runtime value")]
+)
 def test_non_static_template_arguments_are_rejected(extern_error, arg, what):
-    """"`template_args` accepts compile-time values and explicit DFB wrappers.\""""
+    """ "`template_args` accepts compile-time values and explicit DFB wrappers.\""""
     err = extern_error(
         f"""
         ttl.call_extern_func(HEADER, "t", template_args=[{arg}],  # ERROR

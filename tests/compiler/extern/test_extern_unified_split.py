@@ -43,8 +43,9 @@ def test_split_plan_is_immutable(write_source):
         """
     )
     del INCLUDE_DIR, REPO
-    model = evaluate_operation(load_operation(str(path), "op"), {"a": "bf16[32,32]"},
-                               get_target("wormhole_b0"))
+    model = evaluate_operation(
+        load_operation(str(path), "op"), {"a": "bf16[32,32]"}, get_target("wormhole_b0")
+    )
     plan = model.split_plan
     assert isinstance(plan.kernels, tuple) and isinstance(plan.kernels[0].body, tuple)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -65,15 +66,27 @@ def test_ttlc_emit_plan_prints_the_split(write_source, tmp_path):
         """
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "ttl.compiler.cli", f"--src={path}", "--operation=op",
-         "--arg=a=bf16[32,32]", "--emit=plan", f"--include_dir={REPO / INCLUDE_DIR}",
-         f"--out={tmp_path / 'o'}"],
-        capture_output=True, text=True, check=False, cwd=REPO,
+        [
+            sys.executable,
+            "-m",
+            "ttl.compiler.cli",
+            f"--src={path}",
+            "--operation=op",
+            "--arg=a=bf16[32,32]",
+            "--emit=plan",
+            f"--include_dir={REPO / INCLUDE_DIR}",
+            f"--out={tmp_path / 'o'}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     plan = json.loads((tmp_path / "o" / "plan.json").read_text())
-    assert plan["split"] == [{"logical_kernel": "op.data_movement", "kind": "data_movement",
-                              "lines": [5]}]
+    assert plan["split"] == [
+        {"logical_kernel": "op.data_movement", "kind": "data_movement", "lines": [5]}
+    ]
 
 
 def test_scalars_are_replicated_into_reading_kernels(extern_compile):
@@ -86,7 +99,9 @@ def test_scalars_are_replicated_into_reading_kernels(extern_compile):
         ttl.call_extern_func(HEADER, "d", func_args=[n], kernel=ttl.KernelKind.DATA_MOVEMENT)
         """
     )
-    assert "ttl_node_x" in r.sources["compute.cpp"] and "ttl_node_x" in r.sources["data_movement.cpp"]
+    assert (
+        "ttl_node_x" in r.sources["compute.cpp"] and "ttl_node_x" in r.sources["data_movement.cpp"]
+    )
     assert " * 2" in r.sources["compute.cpp"] and " * 2" not in r.sources["data_movement.cpp"]
 
 

@@ -58,7 +58,7 @@ def test_handles_select_transactions_and_their_copies():
 
 
 def test_composition_shares_the_callee_kernel():
-    """"Repeated sequential calls to the same composed operation share that logical kernel"
+    """ "Repeated sequential calls to the same composed operation share that logical kernel"
     and "The original handle therefore remains equal to the `KernelSpec.logical_kernel`
     value produced for the composed program.\""""
     module = load_example(EXAMPLES["composition"])
@@ -68,7 +68,10 @@ def test_composition_shares_the_callee_kernel():
     assert r.sources["worker.cpp"].count("abs_tile(") == 2
     # each call creates the callee's DFBs again, named after the call
     assert [d["name"] for d in r.manifest["logical_dfbs"]] == [
-        "stage_0_src", "stage_0_dst", "stage_1_src", "stage_1_dst",
+        "stage_0_src",
+        "stage_0_dst",
+        "stage_1_src",
+        "stage_1_dst",
     ]
 
 
@@ -121,4 +124,6 @@ def test_kernel_example_runs_on_the_emulator(name, tmp_path):
     bundle = load_bundle(build_bundle(compile_example(EXAMPLES[name]), tmp_path))
     x = np.random.default_rng(2).uniform(-1, 1, (32, 128)).astype(ml_dtypes.bfloat16)
     out = run(bundle, x, np.zeros_like(x), device=Device(bundle.target, bundle.grid))
-    np.testing.assert_array_equal(out[-1].astype(np.float32), module.reference(x.astype(np.float32)))
+    np.testing.assert_array_equal(
+        out[-1].astype(np.float32), module.reference(x.astype(np.float32))
+    )

@@ -31,7 +31,9 @@ def test_every_named_test_exists():
     for row in _rows():
         tests = row.rsplit(" | ", 1)[1]
         current = None
-        for prefix, path, names in re.findall(r"(?:([EK]):(test_\w+\.py))?((?:::test_\w+)+)", tests):
+        for prefix, path, names in re.findall(
+            r"(?:([EK]):(test_\w+\.py))?((?:::test_\w+)+)", tests
+        ):
             if prefix:
                 current = REPO / "tests" / "compiler" / DIRS[prefix] / path
             assert current is not None, row

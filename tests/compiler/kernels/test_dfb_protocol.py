@@ -117,7 +117,9 @@ def test_conditional_pair_with_one_identity_is_proven(
 def test_conditional_traffic_that_differs_is_rejected(
     compile_error, header_dir, producer_test, consumer, cond
 ):
-    err = compile_error(_program(producer_test, consumer, cond), "op", SPECS, include_dirs=header_dir)
+    err = compile_error(
+        _program(producer_test, consumer, cond), "op", SPECS, include_dirs=header_dir
+    )
     assert re.fullmatch(
         r"DFB 'a_dfb' is unbalanced when (dispatch condition #\d \(evaluated by [^)]*\) "
         r"is (true|false)(, )?)+: "
@@ -129,9 +131,7 @@ def test_conditional_traffic_that_differs_is_rejected(
 def test_distinct_declarations_with_equal_text_stay_distinct(compile_error, header_dir):
     # Spec: "Distinct declarations remain independent even when calls have equal C++
     # names, headers, template arguments, or source text."
-    src = _program("on", "if on:\n    POP", "other").replace(
-        '"consumer_on"', '"producer_on"'
-    )
+    src = _program("on", "if on:\n    POP", "other").replace('"consumer_on"', '"producer_on"')
     err = compile_error(src, "op", SPECS, include_dirs=header_dir)
     assert "is unbalanced when" in err.message
 

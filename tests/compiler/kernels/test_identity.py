@@ -83,10 +83,24 @@ def test_allocation_outputs_are_byte_identical_across_processes(tmp_path):
         out = tmp_path / seed
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(REPO))
         proc = subprocess.run(
-            [sys.executable, "-m", "ttl.compiler.cli", "--src",
-             "examples/kernels/dfb_reuse_extern.py", "--operation", "dfb_reuse_extern",
-             "--arg=inp=bf16[32,128]", "--arg=out=bf16[32,128]", "--out", str(out)],
-            capture_output=True, text=True, env=env, cwd=REPO, check=False,
+            [
+                sys.executable,
+                "-m",
+                "ttl.compiler.cli",
+                "--src",
+                "examples/kernels/dfb_reuse_extern.py",
+                "--operation",
+                "dfb_reuse_extern",
+                "--arg=inp=bf16[32,128]",
+                "--arg=out=bf16[32,128]",
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=REPO,
+            check=False,
         )
         assert proc.returncode == 0, proc.stderr
         texts.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})

@@ -19,8 +19,10 @@ from compiler_testlib import REPO, compile_example, filecheck, load_example
 
 from ttl.compiler.driver import CompileResult
 
-EXAMPLES = {name: REPO / "examples" / "kernels" / f"{name}.py"
-            for name in ("conditional_pair", "dfb_reuse_extern")}
+EXAMPLES = {
+    name: REPO / "examples" / "kernels" / f"{name}.py"
+    for name in ("conditional_pair", "dfb_reuse_extern")
+}
 
 
 @pytest.fixture(autouse=True)

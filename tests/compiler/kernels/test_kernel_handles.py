@@ -136,7 +136,9 @@ def test_processor_string_selector_rejected(compile_error, selector):
             pass
     """
     err = compile_error(src, "op", SPECS)
-    assert err.message.startswith(f"kernel={selector.replace(chr(34), chr(39))} names a physical processor")
+    assert err.message.startswith(
+        f"kernel={selector.replace(chr(34), chr(39))} names a physical processor"
+    )
 
 
 def test_mismatched_decorator_kind_rejected(compile_error):

@@ -10,7 +10,7 @@ def broken(a, y):
 
     @ttl.datamovement()
     def read():
-        for a in range(2):  # noqa: PLR1704 -- the error under test
+        for a in range(2):
             with a_dfb.reserve() as blk:
                 tx = ttl.copy(a[0, 0], blk)
                 tx.wait()

@@ -18,8 +18,12 @@ def add_mul(a, b, c, y):
     def compute():
         for _ in range(rows):
             for _ in range(cols):
-                with a_dfb.wait() as ab, b_dfb.wait() as bb, c_dfb.wait() as cb, \
-                        y_dfb.reserve() as yb:
+                with (
+                    a_dfb.wait() as ab,
+                    b_dfb.wait() as bb,
+                    c_dfb.wait() as cb,
+                    y_dfb.reserve() as yb,
+                ):
                     yb.store(ab * bb + cb)
 
     @ttl.datamovement()

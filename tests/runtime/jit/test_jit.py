@@ -57,8 +57,16 @@ def test_first_call_compiles_and_second_call_reuses(add_mul, monkeypatch, fresh_
     entries = list((fresh_jit / "bundles").iterdir())
     assert [e.name for e in entries] == cache.STATS.compiled  # no temp dir left behind
     files = sorted(p.relative_to(entries[0]).as_posix() for p in entries[0].rglob("*.*"))
-    assert files == ["elf/compute.elf", "elf/read.elf", "elf/write.elf", "kernels/compute.cpp",
-                     "kernels/read.cpp", "kernels/write.cpp", "manifest.json", "operation.mlir"]
+    assert files == [
+        "elf/compute.elf",
+        "elf/read.elf",
+        "elf/write.elf",
+        "kernels/compute.cpp",
+        "kernels/read.cpp",
+        "kernels/write.cpp",
+        "manifest.json",
+        "operation.mlir",
+    ]
 
 
 _FRESH_PROCESS = textwrap.dedent("""
@@ -84,8 +92,13 @@ _FRESH_PROCESS = textwrap.dedent("""
 
 def test_fresh_process_reuses_the_disk_cache(add_mul, fresh_jit):
     def run(mode):
-        proc = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, mode, str(EXAMPLE_OP)],
-                              capture_output=True, text=True, check=False, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-c", _FRESH_PROCESS, mode, str(EXAMPLE_OP)],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+        )
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
 
@@ -142,16 +155,23 @@ def test_cache_key_covers_every_input(needs_device_cxx):
     base = ("id", ["bf16[32,32]"], "wormhole_b0", (1, 1))
     key = cache.cache_key(*base)
     assert key == cache.cache_key(*base)
-    variants = [("id2", *base[1:]), (base[0], ["f32[32,32]"], *base[2:]),
-                (*base[:2], "blackhole", base[3]), (*base[:3], (2, 2))]
+    variants = [
+        ("id2", *base[1:]),
+        (base[0], ["f32[32,32]"], *base[2:]),
+        (*base[:2], "blackhole", base[3]),
+        (*base[:3], (2, 2)),
+    ]
     assert len({cache.cache_key(*v) for v in variants} | {key}) == 5
     assert "-march=rv32im" in cache.device_compiler_version()  # flags are part of the key
 
 
-@pytest.mark.parametrize(("shape", "dtype", "words"), [
-    ((32, 32), np.float64, ["tensor 'a'", "float64", "bf16 or f32"]),
-    ((30, 32), BF16, ["tensor 'a'", "(30, 32)", "multiples of 32", "pad"]),
-])
+@pytest.mark.parametrize(
+    ("shape", "dtype", "words"),
+    [
+        ((32, 32), np.float64, ["tensor 'a'", "float64", "bf16 or f32"]),
+        ((30, 32), BF16, ["tensor 'a'", "(30, 32)", "multiples of 32", "pad"]),
+    ],
+)
 def test_unusable_tensor_is_named(add_mul, shape, dtype, words):
     a = np.zeros(shape, dtype)
     _, b, c, y = _inputs((32, 32))
@@ -165,14 +185,17 @@ def test_unusable_tensor_is_named(add_mul, shape, dtype, words):
 
 def test_wrong_number_of_tensors(add_mul):
     a, b, c, _ = _inputs((32, 32))
-    with pytest.raises(TTLCompileError, match=r"takes 4 tensors \(a, b, c, y\) but was called "
-                                              r"with 3"):
+    with pytest.raises(
+        TTLCompileError,
+        match=r"takes 4 tensors \(a, b, c, y\) but was called "
+        r"with 3",
+    ):
         add_mul(a, b, c)
 
 
 def test_pinned_specs_mismatch_names_both(add_mul):
     a, b, c, y = _inputs((32, 32))
-    specs = {n: "bf16[64,64]" for n in "abcy"}
+    specs = dict.fromkeys("abcy", "bf16[64,64]")
     with pytest.raises(TTLCompileError) as info:
         jit.run_operation(add_mul, a, b, c, y, specs=specs)
     text = info.value.render()
@@ -182,7 +205,8 @@ def test_pinned_specs_mismatch_names_both(add_mul):
 
 def test_compile_error_is_a_located_diagnostic(needs_device_cxx, tmp_path):
     src = tmp_path / "bad_op.py"
-    src.write_text(textwrap.dedent("""
+    src.write_text(
+        textwrap.dedent("""
         import ttl
 
         @ttl.operation(grid=(1, 1))
@@ -193,7 +217,8 @@ def test_compile_error_is_a_located_diagnostic(needs_device_cxx, tmp_path):
             def compute():
                 with a_dfb.wait() as blk:
                     blk.frobnicate()
-    """))
+    """)
+    )
     from ttl.compiler.driver import load_operation
 
     op = load_operation(str(src), "bad")

@@ -37,7 +37,9 @@ def test_tensor_creation_and_glue_ops_round_to_the_dtype():
 def test_row_major_tensor_passed_to_an_operation_is_a_clear_error(add_mul):
     t = ttnn.zeros((32, 32), dtype=ttnn.bfloat16, layout=ttnn.ROW_MAJOR_LAYOUT)
     tiled = ttnn.to_layout(t, ttnn.TILE_LAYOUT)
-    with pytest.raises(TTLCompileError, match=r"(?s)tensor 'a' .*ROW_MAJOR layout.*layout=ttnn.TILE_LAYOUT"):
+    with pytest.raises(
+        TTLCompileError, match=r"(?s)tensor 'a' .*ROW_MAJOR layout.*layout=ttnn.TILE_LAYOUT"
+    ):
         add_mul(t, tiled, tiled, tiled)
 
 

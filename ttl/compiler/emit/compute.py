@@ -158,7 +158,11 @@ class TileCodegen:
         rank = len(out)
         src_strides = _strides(src)
         index = _linear(
-            [(_coord(t, out, i), src_strides[i]) for i in range(rank) if i not in bdims and src[i] > 1]
+            [
+                (_coord(t, out, i), src_strides[i])
+                for i in range(rank)
+                if i not in bdims and src[i] > 1
+            ]
         )
         cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
         kind = _BCAST_KIND.get((rank - 2 in bdims, rank - 1 in bdims))

@@ -50,7 +50,84 @@ static inline int32_t ttl_floordiv(int32_t a, int32_t b) {
 """
 
 _CPP_KEYWORDS = frozenset(
-    ["alignas", "alignof", "and", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "class", "compl", "const", "constexpr", "const_cast", "continue", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor"]
+    [
+        "alignas",
+        "alignof",
+        "and",
+        "asm",
+        "auto",
+        "bitand",
+        "bitor",
+        "bool",
+        "break",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "compl",
+        "const",
+        "constexpr",
+        "const_cast",
+        "continue",
+        "default",
+        "delete",
+        "do",
+        "double",
+        "dynamic_cast",
+        "else",
+        "enum",
+        "explicit",
+        "export",
+        "extern",
+        "false",
+        "float",
+        "for",
+        "friend",
+        "goto",
+        "if",
+        "inline",
+        "int",
+        "long",
+        "mutable",
+        "namespace",
+        "new",
+        "noexcept",
+        "not",
+        "nullptr",
+        "operator",
+        "or",
+        "private",
+        "protected",
+        "public",
+        "register",
+        "reinterpret_cast",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "static_assert",
+        "static_cast",
+        "struct",
+        "switch",
+        "template",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typedef",
+        "typeid",
+        "typename",
+        "union",
+        "unsigned",
+        "using",
+        "virtual",
+        "void",
+        "volatile",
+        "wchar_t",
+        "while",
+        "xor",
+    ]
 )
 _BINARY = {
     arith.AddiOp: "+",
@@ -77,7 +154,55 @@ class KernelSource:
 
 # Kernel-API identifiers a user variable must not shadow inside kernel_main.
 _API_NAMES = frozenset(
-    ["TensorAccessor", "BroadcastType", "NONE", "ROW", "COL", "SCALAR", "ttlang", "int32_t", "uint32_t", "uint64_t", "size_t", "get_arg_val", "get_common_arg_val", "get_compile_time_arg_val", "get_noc_addr", "get_read_ptr", "get_write_ptr", "get_semaphore", "cb_reserve_back", "cb_push_back", "cb_wait_front", "cb_pop_front", "noc_async_read", "noc_async_write", "noc_async_read_tile", "noc_async_write_tile", "noc_async_read_barrier", "noc_async_write_barrier", "noc_async_write_multicast", "noc_semaphore_wait", "noc_semaphore_set", "noc_semaphore_inc", "tile_regs_acquire", "tile_regs_commit", "tile_regs_wait", "tile_regs_release", "copy_tile", "copy_tile_init", "binary_op_init_common", "mm_init", "matmul_tiles", "fill_tile_init", "fill_tile_bitcast", "unary_bcast", "unary_bcast_init", "pack_tile", "pack_reconfig_l1_acc"]
+    [
+        "TensorAccessor",
+        "BroadcastType",
+        "NONE",
+        "ROW",
+        "COL",
+        "SCALAR",
+        "ttlang",
+        "int32_t",
+        "uint32_t",
+        "uint64_t",
+        "size_t",
+        "get_arg_val",
+        "get_common_arg_val",
+        "get_compile_time_arg_val",
+        "get_noc_addr",
+        "get_read_ptr",
+        "get_write_ptr",
+        "get_semaphore",
+        "cb_reserve_back",
+        "cb_push_back",
+        "cb_wait_front",
+        "cb_pop_front",
+        "noc_async_read",
+        "noc_async_write",
+        "noc_async_read_tile",
+        "noc_async_write_tile",
+        "noc_async_read_barrier",
+        "noc_async_write_barrier",
+        "noc_async_write_multicast",
+        "noc_semaphore_wait",
+        "noc_semaphore_set",
+        "noc_semaphore_inc",
+        "tile_regs_acquire",
+        "tile_regs_commit",
+        "tile_regs_wait",
+        "tile_regs_release",
+        "copy_tile",
+        "copy_tile_init",
+        "binary_op_init_common",
+        "mm_init",
+        "matmul_tiles",
+        "fill_tile_init",
+        "fill_tile_bitcast",
+        "unary_bcast",
+        "unary_bcast_init",
+        "pack_tile",
+        "pack_reconfig_l1_acc",
+    ]
 )
 # Prefixes of generated and API names (dfb_x, tensor_x, ttl_node_x, exp_tile, ...).
 _RESERVED_PREFIX = re.compile(r"^(dfb_|tensor_|ttl_|KERNEL_|__)|_tiles?(_init)?$")
@@ -132,7 +257,9 @@ class KernelEmitter:
             key=lambda n: self.tensors[n].index.value.data,
         )
         self.namer = Namer(
-            {f"dfb_{n}" for n in self.dfbs} | {f"tensor_{n}" for n in self.tensors} | {"kernel_main"}
+            {f"dfb_{n}" for n in self.dfbs}
+            | {f"tensor_{n}" for n in self.tensors}
+            | {"kernel_main"}
         )
         self.names: dict[SSAValue, str] = {}
 
@@ -225,9 +352,7 @@ class KernelEmitter:
             self.op(op)
 
     def op(self, op: Operation) -> None:
-        handler: Callable[[Operation], None] | None = getattr(
-            self, "op_" + type(op).__name__, None
-        )
+        handler: Callable[[Operation], None] | None = getattr(self, "op_" + type(op).__name__, None)
         if handler is not None:
             handler(op)
         elif type(op) in _BINARY:
@@ -255,7 +380,9 @@ class KernelEmitter:
     def op_FloorDivSIOp(self, op: arith.FloorDivSIOp) -> None:
         self.needs_floordiv = True
         r = op.results[0]
-        self.line(f"const int32_t {self.define(r)} = ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});")
+        self.line(
+            f"const int32_t {self.define(r)} = ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});"
+        )
 
     def op_CmpiOp(self, op: arith.CmpiOp) -> None:
         sym = _CMP[op.predicate.value.data]
@@ -313,9 +440,7 @@ class KernelEmitter:
         iv = self.define(block.args[0], block.args[0].name_hint or "iv")
         step = self.val(op.step)
         inc = f"++{iv}" if step == "1" else f"{iv} += {step}"
-        self.line(
-            f"for (int32_t {iv} = {self.val(op.lb)}; {iv} < {self.val(op.ub)}; {inc}) {{"
-        )
+        self.line(f"for (int32_t {iv} = {self.val(op.lb)}; {iv} < {self.val(op.ub)}; {inc}) {{")
         self._body(block, names)
         self.line("}")
         self.last_line = -1
@@ -430,7 +555,9 @@ class KernelEmitter:
         tensor = op.tensor.owner
         assert isinstance(tensor, d.GetTensorOp)
         index = self.tensors[tensor.ref.root_reference.data].index.value.data
-        self.line(f"const uint32_t {self.define(op.result, 'addr')} = get_arg_val<uint32_t>({index});")
+        self.line(
+            f"const uint32_t {self.define(op.result, 'addr')} = get_arg_val<uint32_t>({index});"
+        )
 
     def op_CallExternOp(self, op: d.CallExternOp) -> None:
         targs = [self.template_arg(a) for a in op.template_args.data]

@@ -45,12 +45,23 @@ class CallsMixin:
                 return self.call_extern_intrinsic(name, node)
             return getattr(self, "call_" + name)(node)
         if callee is builtins.range:
-            self.fail("range() is only supported as a for-loop iterable", node, "write 'for i in range(n):'")
+            self.fail(
+                "range() is only supported as a for-loop iterable",
+                node,
+                "write 'for i in range(n):'",
+            )
         if callee in _STATIC_BUILTINS:
             args = [self.visit(a) for a in node.args]
-            if callee is builtins.abs and len(args) == 1 and isinstance(args[0], BlockHandle | bx.Expr):
+            if (
+                callee is builtins.abs
+                and len(args) == 1
+                and isinstance(args[0], BlockHandle | bx.Expr)
+            ):
                 return bx.Unary(node, "abs", self.block_operand(args[0], node))  # abs(blk)
-            if all(not isinstance(a, Dyn | BlockHandle | bx.Expr) for a in args) and not node.keywords:
+            if (
+                all(not isinstance(a, Dyn | BlockHandle | bx.Expr) for a in args)
+                and not node.keywords
+            ):
                 return callee(*args)
         fname = ast.unparse(node.func)
         self.fail(
@@ -84,16 +95,22 @@ class CallsMixin:
     def static_int(self, v: Any, node: ast.AST, what: str) -> int:
         if isinstance(v, int) and not isinstance(v, bool):
             return v
-        self.fail(f"{what} must be a compile-time integer", node, "use a constant or a captured int")
+        self.fail(
+            f"{what} must be a compile-time integer", node, "use a constant or a captured int"
+        )
 
     def static_shape(self, v: Any, node: ast.AST) -> tuple[int, ...]:
         if isinstance(v, int) and not isinstance(v, bool):
             v = (v,)
-        if isinstance(v, tuple | list) and v and all(
-            isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v
+        if (
+            isinstance(v, tuple | list)
+            and v
+            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v)
         ):
             return tuple(v)
-        self.fail("shape must be a tuple of positive compile-time integers", node, "write shape=(1, 1)")
+        self.fail(
+            "shape must be a tuple of positive compile-time integers", node, "write shape=(1, 1)"
+        )
 
     def call_grid_size(self, node: ast.Call) -> Any:
         dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
@@ -108,7 +125,9 @@ class CallsMixin:
         x.name_hint, y.name_hint = "node_x", "node_y"
         dx, dy = Dyn(x, "int", Affine.var(x)), Dyn(y, "int", Affine.var(y))
         if dims == 1:  # flatten: x varies fastest
-            return self.int_binop(ast.Add(), dx, self.int_binop(ast.Mult(), dy, self.model.grid[0], node), node)
+            return self.int_binop(
+                ast.Add(), dx, self.int_binop(ast.Mult(), dy, self.model.grid[0], node), node
+            )
         return (dx, dy) + (0,) * (dims - 2)
 
     def call_copy(self, node: ast.Call) -> TransferHandle:
@@ -193,8 +212,12 @@ class CallsMixin:
         if isinstance(value, BlockHandle):  # ttl.math.fill(blk, value) form
             shape, value = value.dfb.shape, shape
         if isinstance(value, bool) or not isinstance(value, int | float):
-            self.fail("the fill value must be a compile-time number", node, "e.g. fill(0.0, shape=(1, 1))")
-        return bx.Fill(node, float(value), None if shape is None else self.static_shape(shape, node))
+            self.fail(
+                "the fill value must be a compile-time number", node, "e.g. fill(0.0, shape=(1, 1))"
+            )
+        return bx.Fill(
+            node, float(value), None if shape is None else self.static_shape(shape, node)
+        )
 
     # ------------------------------------------------------------ methods
     def call_method(self, m: BoundMethod, node: ast.Call) -> Any:
@@ -351,12 +374,16 @@ class CallsMixin:
                         "write bounds that differ by a constant, e.g. t[r * 2:(r + 1) * 2]",
                     )
                 if size <= 0:
-                    self.fail(f"dimension {i} of this slice is empty", where, "write t[a:b] with b > a")
+                    self.fail(
+                        f"dimension {i} of this slice is empty", where, "write t[a:b] with b > a"
+                    )
                 offset = lo
             else:
                 offset, size, where = self.visit(e), 1, e
             if not is_scalar(offset) or self._kind(offset) != "int":
-                self.fail(f"tensor indices must be integers, got {self.describe(offset)}", where, None)
+                self.fail(
+                    f"tensor indices must be integers, got {self.describe(offset)}", where, None
+                )
             if not isinstance(offset, Dyn) and (offset < 0 or offset + size > extent):
                 shown = f"{offset}" if size == 1 else f"{offset}:{offset + size}"
                 self.fail(

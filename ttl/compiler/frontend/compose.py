@@ -63,7 +63,11 @@ def make_composer(filename: str, host_function: Callable[..., Any]) -> Callable[
                 "write the callee as a unified operation (work directly in its body)",
             )
         params = [a.arg for a in cdef.args.args]
-        if kwargs or len(args) != len(params) or not all(isinstance(a, dsl.TensorArg) for a in args):
+        if (
+            kwargs
+            or len(args) != len(params)
+            or not all(isinstance(a, dsl.TensorArg) for a in args)
+        ):
             raise TTLCompileError(
                 f"composing '{callee.name}' needs one tensor of this operation per parameter "
                 f"({', '.join(params)})",

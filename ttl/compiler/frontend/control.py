@@ -114,7 +114,9 @@ class ControlFlowMixin:
         if node.orelse:
             self.fail("for-else is not supported in a kernel", node, "remove the else clause")
         if not isinstance(node.target, ast.Name):
-            self.fail("the loop variable must be a single name", node.target, "write 'for i in ...'")
+            self.fail(
+                "the loop variable must be a single name", node.target, "write 'for i in ...'"
+            )
         start, stop, step = self._range_bounds(node.iter)
         lb, ub, st = (self.to_ssa(v, node) for v in (start, stop, step))
         carried, other = self._carried(node.body, {node.target.id})
@@ -135,8 +137,9 @@ class ControlFlowMixin:
             self.bind(name, Dyn(res, kind))
         self._poison_after(other + [node.target.id], node, "for loop")
 
-    def _loop_body(self, block: Block, node: ast.For | ast.While, carried: list[str],
-                   kinds: list[str]) -> None:
+    def _loop_body(
+        self, block: Block, node: ast.For | ast.While, carried: list[str], kinds: list[str]
+    ) -> None:
         """Visits ``node.body`` into ``block``: DFB protocol checked per iteration,
         loop-carried values yielded."""
         start_handles = len(self.handles)
@@ -218,8 +221,10 @@ class ControlFlowMixin:
                 )
             h.released_line = a or b
         results = [
-            n for n in names
-            if is_scalar(then_vars.get(n)) and is_scalar(else_vars.get(n))
+            n
+            for n in names
+            if is_scalar(then_vars.get(n))
+            and is_scalar(else_vars.get(n))
             and self._kind(then_vars[n]) == self._kind(else_vars[n])
         ]
         kinds = [self._kind(then_vars[n]) for n in results]
@@ -228,9 +233,7 @@ class ControlFlowMixin:
             self.blocks.append(blk)
             self.emit(scf.YieldOp(*self._yield_values(results, kinds, node)))
             self.blocks.pop()
-        op = self.emit(
-            scf.IfOp(test, [scalar_type(k) for k in kinds], [then_blk], [else_blk])
-        )
+        op = self.emit(scf.IfOp(test, [scalar_type(k) for k in kinds], [then_blk], [else_blk]))
         self.vars = before_vars
         for name, kind, res in zip(results, kinds, op.results, strict=True):
             self.bind(name, Dyn(res, kind))
@@ -240,8 +243,10 @@ class ControlFlowMixin:
         acquired: list[BlockHandle] = []
         for item in node.items:
             value = self.visit(item.context_expr)
-            if not isinstance(value, BlockHandle) or value.with_line is not None or not (
-                isinstance(item.context_expr, ast.Call)
+            if (
+                not isinstance(value, BlockHandle)
+                or value.with_line is not None
+                or not (isinstance(item.context_expr, ast.Call))
             ):
                 self.fail(
                     "'with' needs a block acquisition",

@@ -93,7 +93,7 @@ def extern_arguments(compiler: Any, node: ast.Call) -> dict[str, ast.expr]:
             "ttl.call_extern_func() takes two positional arguments (header, callee); "
             "the others are keyword-only",
             node,
-            "write ttl.call_extern_func(HEADER, \"name\", func_args=[...], kernel=...)",
+            'write ttl.call_extern_func(HEADER, "name", func_args=[...], kernel=...)',
         )
     kw: dict[str, ast.expr] = dict(zip(("header", "callee"), node.args, strict=False))
     for k in node.keywords:
@@ -201,7 +201,7 @@ class ExternMixin:
                 self.fail(
                     f"ttl.call_extern_func() is missing its '{required}' argument",
                     node,
-                    "write ttl.call_extern_func(\"path/to/header.hpp\", \"function_name\", ...)",
+                    'write ttl.call_extern_func("path/to/header.hpp", "function_name", ...)',
                 )
         return kw
 
@@ -266,7 +266,7 @@ class ExternMixin:
                     f"include_paths entries must be compile-time directory strings, got "
                     f"{self.describe(value)}",
                     enode,
-                    "write include_paths=[\"path/to/include\"] (a literal or captured string)",
+                    'write include_paths=["path/to/include"] (a literal or captured string)',
                 )
             if not os.path.isdir(value):
                 # Under Bazel the compiler sees only declared inputs: a directory
@@ -541,7 +541,9 @@ class ExternMixin:
                     "ttl.DFBEffect.repeat(count, [...])",
                 )
 
-    def _append_effects(self, out: list[d.DFBEffectAttr], new: list[d.DFBEffectAttr], node: ast.AST) -> None:
+    def _append_effects(
+        self, out: list[d.DFBEffectAttr], new: list[d.DFBEffectAttr], node: ast.AST
+    ) -> None:
         if len(out) + len(new) > d.MAX_DFB_EFFECTS:
             self.fail(
                 f"dfb_effects expands to more than {d.MAX_DFB_EFFECTS} actions; this is a "

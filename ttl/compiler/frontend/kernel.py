@@ -67,11 +67,15 @@ _UNSUPPORTED_HINTS: dict[type, tuple[str, str]] = {
     ast.Match: ("a match statement", "use if/elif/else"),
 }
 
-_INT_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv", ast.Mod: "mod"}
+_INT_OPS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+}
 _BLOCK_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
-
-
 
 
 class ModuleSymbols:
@@ -81,12 +85,9 @@ class ModuleSymbols:
         self.include_dirs = include_dirs
         self.conditions: list[Any] = []
         self.tensor_types = {
-            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype))
-            for t in model.tensors
+            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
         }
-        self.dfb_types = {
-            f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs
-        }
+        self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
 
     def condition_ordinal(self, condition: Any) -> int:
         """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""
@@ -221,9 +222,7 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             else:
                 self.entry.insert_op_before(op, first)
         kind = d.KernelKindEnum.COMPUTE if self.is_compute else d.KernelKindEnum.DATA_MOVEMENT
-        kop = d.KernelOp(
-            self.thread.name, kind, self.thread.logical_kernel, Region(self.entry)
-        )
+        kop = d.KernelOp(self.thread.name, kind, self.thread.logical_kernel, Region(self.entry))
         kop.location = self._loc(fn)
         return kop
 
@@ -437,7 +436,9 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             return b
         if not isinstance(a, Dyn) and not isinstance(b, Dyn):
             return a and b
-        return Dyn(self.emit(arith.AndIOp(self.truth(a, node), self.truth(b, node))).results[0], "bool")
+        return Dyn(
+            self.emit(arith.AndIOp(self.truth(a, node), self.truth(b, node))).results[0], "bool"
+        )
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         v = self.visit(node.operand)
@@ -464,8 +465,10 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         blockish = (BlockHandle, bx.Expr)
         if isinstance(left, blockish) or isinstance(right, blockish):
             return self.block_binop(op, left, right, node)
-        if isinstance(op, ast.BitOr) and isinstance(left, dsl.KernelKind) and isinstance(
-            right, dsl.KernelKind
+        if (
+            isinstance(op, ast.BitOr)
+            and isinstance(left, dsl.KernelKind)
+            and isinstance(right, dsl.KernelKind)
         ):
             return left | right
         if not isinstance(left, Dyn) and not isinstance(right, Dyn):
@@ -562,11 +565,8 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         return bx.Binary(node, name, lhs, rhs)
 
 
-
 def _pos(node: ast.AST) -> dict[str, int]:
     return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
-
-
 
 
 def _static_binop(op: ast.operator, a: Any, b: Any) -> Any:

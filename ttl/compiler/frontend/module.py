@@ -19,7 +19,9 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
         body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))
     for f in model.dfbs:
         body.add_op(
-            d.DFBOp(f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype))
+            d.DFBOp(
+                f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
+            )
         )
     for thread in model.threads:
         body.add_op(KernelCompiler(model, thread, symbols).compile())

@@ -49,9 +49,7 @@ def parse_selector(compiler: Any, value: Any, node: ast.AST) -> Selection:
         elif isinstance(item, dsl.Kernel):
             new = [item]
         else:
-            compiler.fail(
-                f"{item!r} is not a logical-kernel selector", node, _HINT
-            )
+            compiler.fail(f"{item!r} is not a logical-kernel selector", node, _HINT)
         for t in new:
             if any(t is u for u in targets):
                 compiler.fail(f"kernel= selects {_name(t)} twice", node, _HINT + "; list each once")

@@ -45,7 +45,9 @@ def static_count(compiler: Any, node: ast.expr, what: str) -> int:
 
 def _int(compiler: Any, value: Any, node: ast.expr, what: str) -> int:
     if isinstance(value, bool):
-        compiler.fail(f"{what} '{ast.unparse(node)}' is a boolean, not an integer count", node, _HINT)
+        compiler.fail(
+            f"{what} '{ast.unparse(node)}' is a boolean, not an integer count", node, _HINT
+        )
     if isinstance(value, Dyn):
         compiler.fail(
             f"{what} '{ast.unparse(node)}' is a runtime value, not a static integer count",

@@ -108,7 +108,9 @@ def _loaded(node: ast.AST) -> set[str]:
 
 
 def _stored(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _is_work_call(call: ast.Call, resolver: _Resolver) -> bool:
@@ -178,7 +180,10 @@ def host_function(
     factory = ast.FunctionDef(
         name="__ttl_host_factory",
         args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(v) for v in freevars], kwonlyargs=[], kw_defaults=[],
+            posonlyargs=[],
+            args=[ast.arg(v) for v in freevars],
+            kwonlyargs=[],
+            kw_defaults=[],
             defaults=[],
         ),
         body=[inner, ast.Return(ast.Name(def_node.name, ast.Load()))],
@@ -187,7 +192,7 @@ def host_function(
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
     namespace: dict[str, Any] = {}
-    exec(compile(module, filename, "exec"), op.fn.__globals__, namespace)  # noqa: S102
+    exec(compile(module, filename, "exec"), op.fn.__globals__, namespace)
     cells = [c.cell_contents for c in op.fn.__closure__ or ()]
     return namespace["__ttl_host_factory"](*cells, make_composer(filename, host_function))
 
@@ -267,13 +272,19 @@ def _add(keys: list[Key], new: list[Key] | tuple[Key, ...]) -> bool:
 def _describe(key: Key) -> str:
     if isinstance(key, dsl.Kernel):
         return f"kernel handle '{key.name or '?'}'"
-    return "the canonical " + ("compute" if key is dsl.KernelKind.COMPUTE else "data-movement") + " kernel"
+    return (
+        "the canonical "
+        + ("compute" if key is dsl.KernelKind.COMPUTE else "data-movement")
+        + " kernel"
+    )
 
 
 class Splitter:
     """Computes ownership of every work statement and filters the body per kernel."""
 
-    def __init__(self, op: Operation, filename: str, def_node: ast.FunctionDef, scope: dict[str, Any]):
+    def __init__(
+        self, op: Operation, filename: str, def_node: ast.FunctionDef, scope: dict[str, Any]
+    ):
         self.op = op
         self.filename = filename
         self.def_node = def_node
@@ -320,9 +331,7 @@ class Splitter:
             kind = key.kind if isinstance(key, dsl.Kernel) else key
             line = getattr(node, "lineno", None) or node.context_expr.lineno  # type: ignore[attr-defined]
             name = self._name(key)
-            parts.append(
-                KernelPart(key, name, self._logical_kernel(key, name), kind, stmts, line)
-            )
+            parts.append(KernelPart(key, name, self._logical_kernel(key, name), kind, stmts, line))
         return SplitPlan(self.op.name, tuple(parts))
 
     def _name(self, key: Key) -> str:
@@ -381,8 +390,15 @@ class Splitter:
             self.callees.append(callee)
             inner = self._expand(cdef, cres, callee_scope)
             out.extend(
-                inline(callee, inner, callee_scope, self._inlined_lookup(cres), _UNBOUND, prefix,
-                       self.resolver.scope)
+                inline(
+                    callee,
+                    inner,
+                    callee_scope,
+                    self._inlined_lookup(cres),
+                    _UNBOUND,
+                    prefix,
+                    self.resolver.scope,
+                )
             )
         return out
 
@@ -483,8 +499,10 @@ class Splitter:
             for acq in self.uses.get(id(node), []):
                 _add(acq.owners, self.owners_of(node))
         for acq in self.acquisitions:
-            if acq.selector is not None and acq.owners and not (
-                len(acq.owners) == 1 and acq.owners[0] is acq.selector
+            if (
+                acq.selector is not None
+                and acq.owners
+                and not (len(acq.owners) == 1 and acq.owners[0] is acq.selector)
             ):
                 self.fail(
                     f"kernel= of this release selects {_describe(acq.selector)}, but block "
@@ -666,10 +684,14 @@ def unified_threads(
         thread = dsl.Thread(part.kind, op.fn, selector, loc, i)
         threads.append(
             UnifiedThreadModel(
-                part.name, part.kind, thread, filename, fn_node,
-                logical_kernel=part.logical_kernel, scope=scope, original=op.fn,
+                part.name,
+                part.kind,
+                thread,
+                filename,
+                fn_node,
+                logical_kernel=part.logical_kernel,
+                scope=scope,
+                original=op.fn,
             )
         )
     return threads, plan
-
-

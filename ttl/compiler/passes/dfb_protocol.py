@@ -91,7 +91,7 @@ def _times(vals: Vals, n: int) -> Vals:
     if vals is None or n == 0:
         return _ZERO if n == 0 else None
     if len(vals) == 1:
-        (p, c), = vals
+        ((p, c),) = vals
         return frozenset({(p * n, c * n)})
     out: Vals = _ZERO
     for _ in range(n):
@@ -154,7 +154,9 @@ class KernelCounter:
                 return self._unknown(body, f"a loop with a runtime trip count{where}")
             return {k: _times(v, n) for k, v in body.items()}
         if isinstance(op, scf.WhileOp):
-            body = _combine(self.block(op.before_region.block), self.block(op.after_region.block), _add)
+            body = _combine(
+                self.block(op.before_region.block), self.block(op.after_region.block), _add
+            )
             return self._unknown(body, "a while loop")
         total: Counts = {}
         for region in op.regions:

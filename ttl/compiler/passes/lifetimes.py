@@ -53,8 +53,10 @@ class Lifetime:
                 self.protocol.reason if self.protocol else "unchecked"
             )
         if len(self.kernels) != 1:
-            return "kernels " + ", ".join(f"'{k}'" for k in self.kernels) + (
-                " use it concurrently" if self.kernels else " never use it"
+            return (
+                "kernels "
+                + ", ".join(f"'{k}'" for k in self.kernels)
+                + (" use it concurrently" if self.kernels else " never use it")
             )
         return None
 

@@ -30,8 +30,9 @@ _MISSING_HEADER = re.compile(
 )
 
 
-def elf_commands(args: argparse.Namespace, sources: list[str], stem: str, defines: list[str],
-                 cwd: str) -> list[list[str]]:
+def elf_commands(
+    args: argparse.Namespace, sources: list[str], stem: str, defines: list[str], cwd: str
+) -> list[list[str]]:
     """Compile crt0 and each source to fixed object names, then link `<out>/<stem>.elf`.
 
     Compiling and linking in one driver call would name the objects after
@@ -58,7 +59,9 @@ def elf_commands(args: argparse.Namespace, sources: list[str], stem: str, define
         commands.append([*compile_flags, source, "-o", obj])
         objects.append(obj)
     elf = os.path.join(args.out, stem + ".elf")
-    commands.append([args.cxx, *args.linkopt, "-T", args.linker_script, *objects, "-lgcc", "-o", elf])
+    commands.append(
+        [args.cxx, *args.linkopt, "-T", args.linker_script, *objects, "-lgcc", "-o", elf]
+    )
     return commands
 
 
@@ -82,15 +85,17 @@ def explain_failure(label: str, kernel: dict, output: str, manifest: dict) -> st
     calls = manifest.get("extern_calls", [])
     notes = []
     for match in _MISSING_HEADER.finditer(output):
-        header = match.group("header").strip("\"<>")
+        header = match.group("header").strip('"<>')
         where = match.group("file")
         sites = [c for c in calls if c.get("header") == header] or [
             c for c in calls if c.get("kernel") == kernel.get("name")
         ]
         site = "".join(
             " (ttl.call_extern_func of `{}` at {}:{})".format(
-                c.get("header"), (c.get("loc") or {}).get("file", "?"),
-                (c.get("loc") or {}).get("line", "?"))
+                c.get("header"),
+                (c.get("loc") or {}).get("file", "?"),
+                (c.get("loc") or {}).get("line", "?"),
+            )
             for c in sites
         )
         notes.append(
@@ -119,8 +124,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--label", required=True)
     parser.add_argument("--manifest", help="Build every kernel of this manifest...")
     parser.add_argument("--kernels", help="...whose sources are in this directory.")
-    parser.add_argument("--source", action="append", default=[],
-                        help="Or: build these sources into one ELF named --stem.")
+    parser.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        help="Or: build these sources into one ELF named --stem.",
+    )
     parser.add_argument("--stem")
     parser.add_argument("--out", required=True)
     parser.add_argument("--cxx", required=True)

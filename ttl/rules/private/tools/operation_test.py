@@ -33,15 +33,19 @@ def load_reference(path: str, name: str):
     spec.loader.exec_module(module)
     reference = getattr(module, name, None)
     if not callable(reference):
-        raise SystemExit(f"{path}: no function `{name}` (the NumPy reference of this test); "
-                         f"define it or set `reference` on the ttl_operation_test")
+        raise SystemExit(
+            f"{path}: no function `{name}` (the NumPy reference of this test); "
+            f"define it or set `reference` on the ttl_operation_test"
+        )
     return reference
 
 
 def random_inputs(bundle, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    return [rng.uniform(-1, 1, sig.shape).astype(np.float32).astype(_DTYPES[sig.dtype])
-            for sig in bundle.tensors]
+    return [
+        rng.uniform(-1, 1, sig.shape).astype(np.float32).astype(_DTYPES[sig.dtype])
+        for sig in bundle.tensors
+    ]
 
 
 def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
@@ -55,8 +59,10 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
     bound = atol * scale + rtol * np.abs(want)
     bad = int(np.count_nonzero(error > bound))
     verdict = "ok" if bad == 0 else f"MISMATCH ({bad} of {want.size} elements)"
-    print(f"{name}: max |error| {error.max():.3g} (tolerance {atol:g}*max|ref| + {rtol:g}*|ref|, "
-          f"max|ref| = {scale:.3g}): {verdict}")
+    print(
+        f"{name}: max |error| {error.max():.3g} (tolerance {atol:g}*max|ref| + {rtol:g}*|ref|, "
+        f"max|ref| = {scale:.3g}): {verdict}"
+    )
     return bad == 0
 
 
@@ -84,8 +90,10 @@ def main(argv: list[str]) -> int:
         print(f"{bundle.operation}: {error}", file=sys.stderr)
         return 1
     print(f"{bundle.operation} on the emulated {bundle.target} grid {bundle.grid}:")
-    ok = all(compare(sig.name, out, want, args.rtol, args.atol)
-             for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected))
+    ok = all(
+        compare(sig.name, out, want, args.rtol, args.atol)
+        for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected)
+    )
     print(device.last_report.table())
     return 0 if ok else 1
 

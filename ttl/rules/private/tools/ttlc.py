@@ -206,7 +206,7 @@ def _one_request(argv: list[str]) -> tuple[int, str]:
         except ActionError as error:
             print(error)
             code = 1
-        except Exception:  # noqa: BLE001 -- a compiler bug: show it, keep the worker alive
+        except Exception:
             traceback.print_exc()
             code = 1
     return code, _relative_paths(buffer.getvalue(), argv)

@@ -55,7 +55,7 @@ def cli_cold(path: Path, out_dir: str) -> tuple[float, float]:
     cmd = [
         sys.executable,
         "-m",
-        "ttl.compiler.cli",
+        "ttl.host.ttlc",
         f"--src={path}",
         f"--operation={module.OPERATION}",
         *args,

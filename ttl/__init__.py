@@ -1,10 +1,17 @@
 """TT-Lang: a Python DSL for Tenstorrent Tensix kernels (explicit-thread form).
 
 Importing ``ttl`` is cheap: the compiler (and xDSL) load only when an
-operation is compiled.
+operation is compiled, the emulator only when one runs.
+
+This module is the top of the package's layers (docs/architecture.md): it
+re-exports the DSL and installs the backend behind ``Operation.compile`` and
+``Operation.__call__`` (the compiler and the JIT), so the DSL itself never
+imports the layers above it.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ttl import block, math
 from ttl.dsl import (
@@ -29,8 +36,31 @@ from ttl.extern import (
     get_dfb_id,
     raw_addr,
 )
-from ttl.operation import Operation, operation
+from ttl.operation import Operation, install_backend, operation
 from ttl.specs import TensorSpec
+
+
+class _Toolchain:
+    """The compiler and the JIT behind every operation, imported when first used."""
+
+    def compile(self, op: Operation, specs: dict[str, Any], **options: Any) -> Any:
+        from ttl.compiler.driver import compile_operation
+
+        return compile_operation(op, specs, **options)
+
+    def run(self, op: Operation, *tensors: Any, **kwargs: Any) -> Any:
+        try:
+            from ttl.host.jit import run_operation
+        except ImportError:
+            raise TTLCompileError(
+                f"operation '{op.name}' cannot run: the ttl runtime is not installed",
+                op.loc,
+                "compile it with ttlc or op.compile(specs) instead",
+            ) from None
+        return run_operation(op, *tensors, **kwargs)
+
+
+install_backend(_Toolchain())
 
 bfloat16 = "bf16"
 float32 = "f32"

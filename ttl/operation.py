@@ -1,14 +1,60 @@
-"""``@ttl.operation``: the decorator and the Operation object it returns."""
+"""``@ttl.operation``: the decorator and the Operation object it returns.
+
+This module is part of the DSL, the lowest layer: it does not import the
+compiler or the runtime. ``Operation.compile`` and calling an operation go
+through the :class:`Backend` that ``import ttl`` installs (the compiler and the
+JIT, imported only when first used).
+"""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
+from ttl.identity import bind_captured_handles, function_identity
 
 Grid = tuple[int, ...] | str
+
+
+class Backend(Protocol):
+    """What compiles and runs operations: installed by ``ttl/__init__.py``."""
+
+    def compile(
+        self,
+        op: Operation,
+        specs: dict[str, Any],
+        *,
+        target: str | None,
+        grid: Grid | None,
+        include_dirs: tuple[str, ...],
+    ) -> Any:
+        """Compile ``op`` for ``specs``; returns a ``ttl.compiler.driver.CompileResult``."""
+        ...
+
+    def run(self, op: Operation, *tensors: Any, **kwargs: Any) -> Any:
+        """Compile (or reuse) and dispatch ``op`` on ``tensors``."""
+        ...
+
+
+_BACKEND: Backend | None = None
+
+
+def install_backend(backend: Backend) -> None:
+    """Sets what ``Operation.compile`` and ``Operation.__call__`` use."""
+    global _BACKEND
+    _BACKEND = backend
+
+
+def _backend(op: Operation, what: str) -> Backend:
+    if _BACKEND is None:
+        raise TTLCompileError(
+            f"operation '{op.name}' cannot {what}: no TT-Lang compiler is installed",
+            op.loc,
+            "import ttl (the package installs its compiler and runtime)",
+        )
+    return _BACKEND
 
 
 class Operation:
@@ -30,11 +76,9 @@ class Operation:
         """Deterministic identity (qualified name, normalized source, immutable captures).
 
         Computed once, the first time it is needed (compilation or a handle
-        comparison); see ``ttl.compiler.identity``.
+        comparison); see ``ttl.identity``.
         """
         if self._identity is None:
-            from ttl.compiler.identity import function_identity
-
             self._identity = function_identity(self.fn)
         return self._identity
 
@@ -54,22 +98,12 @@ class Operation:
 
         Returns a :class:`ttl.compiler.driver.CompileResult`.
         """
-        from ttl.compiler.driver import compile_operation
-
-        return compile_operation(
+        return _backend(self, "compile").compile(
             self, dict(specs or {}), target=target, grid=grid, include_dirs=include_dirs
         )
 
     def __call__(self, *tensors: Any, **kwargs: Any) -> Any:
-        try:
-            from ttl.runtime.jit import run_operation  # type: ignore[import-not-found]
-        except ImportError:
-            raise TTLCompileError(
-                f"operation '{self.name}' cannot run: the ttl runtime is not installed",
-                self.loc,
-                "compile it with ttlc or op.compile(specs) instead",
-            ) from None
-        return run_operation(self, *tensors, **kwargs)
+        return _backend(self, "run").run(self, *tensors, **kwargs)
 
     def __repr__(self) -> str:
         return f"<ttl.Operation {self.name} grid={self.grid!r}>"
@@ -80,8 +114,6 @@ def operation(grid: Grid = (1, 1)) -> Callable[[Callable[..., Any]], Operation]:
     loc = caller_loc(2)
 
     def wrap(fn: Callable[..., Any]) -> Operation:
-        from ttl.compiler.identity import bind_captured_handles
-
         op = Operation(fn, grid, loc)
         bind_captured_handles(op)  # registration binds captured ttl.Kernel handles in place
         return op

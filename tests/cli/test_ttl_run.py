@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ttnn"
@@ -30,7 +30,7 @@ def cache_dir(tmp_path_factory):
 
 @pytest.fixture
 def ttl_run(cache_dir, tmp_path):
-    def run(*args, cmd=(sys.executable, "-m", "ttl.runtime.cli")):
+    def run(*args, cmd=(sys.executable, "-m", "ttl.host.cli")):
         env = dict(os.environ, TTL_CACHE_DIR=str(cache_dir))
         proc = subprocess.run(
             [*cmd, "run", *map(str, args)],

@@ -17,7 +17,7 @@ ARGS = [f"--arg={n}=bf16[64,128]" for n in "abcy"]
 
 def ttlc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ttl.compiler.cli", *args],
+        [sys.executable, "-m", "ttl.host.ttlc", *args],
         check=False,
         capture_output=True,
         text=True,

@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 from bazel_harness import ROOT
 
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 
 
 def _load(path):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 
 KERNELS = Path(__file__).parent / "kernels"
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,7 +18,7 @@ def compile_operation(src: str, operation: str, args: dict[str, str], out: Path)
     cmd = [
         sys.executable,
         "-m",
-        "ttl.compiler.cli",
+        "ttl.host.ttlc",
         "--src",
         str(ROOT / src),
         "--operation",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 
 _DECL = re.compile(r"^(?:uint32_t|uint64_t|void)\s+(\w+)\s*\(", re.MULTILINE)
 _UNARY = re.compile(r"^TTL_DECLARE_UNARY_TILE_OP\((\w+)\)", re.MULTILINE)

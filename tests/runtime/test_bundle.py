@@ -20,7 +20,7 @@ SHAPE = (64, 128)
 
 @pytest.fixture(scope="module")
 def eltwise_bundle(tmp_path_factory):
-    from ttl.runtime import devcc
+    from ttl.device_build import devcc
 
     if devcc.find_compiler() is None:
         pytest.skip(f"{devcc.CXX} is not installed")

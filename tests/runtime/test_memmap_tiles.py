@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ttl.runtime import devcc, memmap, tilize, untilize
+from ttl.device_build import devcc, memmap, tilize, untilize
 from ttl.runtime.errors import DeviceFault
 
 _DEFINE = re.compile(r"^#define TTL_(\w+) (0x[0-9A-Fa-f]+|\d+)u?\b", re.MULTILINE)

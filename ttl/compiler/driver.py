@@ -17,19 +17,19 @@ from xdsl.transforms.dead_code_elimination import dce
 from xdsl.utils.exceptions import VerifyException
 
 from ttl.compiler import dialect as d
+from ttl.compiler.analysis.capacity import check_capacity
 from ttl.compiler.emit.cpp import emit_kernels
 from ttl.compiler.evaluate import evaluate_operation
 from ttl.compiler.frontend.module import build_module
 from ttl.compiler.manifest import build_manifest, dumps
 from ttl.compiler.passes.allocate import allocate_dfbs
 from ttl.compiler.passes.assign import assign_slots
-from ttl.compiler.passes.capacity import check_capacity
 from ttl.compiler.passes.dfb_protocol import check_protocol
 from ttl.compiler.passes.lifetimes import compute_lifetimes
 from ttl.compiler.plan import build_plan
-from ttl.compiler.source import source_lines
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
+from ttl.source import source_lines
 from ttl.targets import DEFAULT_TARGET, get_target
 
 EMIT_KINDS = ("ir", "cpp", "manifest", "plan")

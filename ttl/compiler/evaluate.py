@@ -8,81 +8,27 @@ called. The result is an :class:`OperationModel` the kernel frontend compiles.
 
 from __future__ import annotations
 
-import ast
-import builtins
 import inspect
 import sys
 import traceback
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from ttl.compiler.identity import bind_handles
-from ttl.compiler.passes.kernels import resolve_thread_kernels
-from ttl.compiler.source import function_def, node_loc
+from ttl.compiler.analysis.kernels import resolve_thread_kernels
+from ttl.compiler.model import OperationModel, ThreadModel
 from ttl.dsl import (
     _CONTEXT,
     DataflowBuffer,
     EvalContext,
-    KernelKind,
     TensorArg,
-    Thread,
 )
 from ttl.errors import SourceLoc, TTLCompileError
+from ttl.identity import bind_handles
 from ttl.operation import Operation
+from ttl.source import function_def, node_loc
 from ttl.specs import TensorSpec
 from ttl.targets import Target
-
-_UNBOUND = object()
-
-
-@dataclass
-class ThreadModel:
-    """A kernel function to compile from its AST."""
-
-    name: str
-    kind: KernelKind
-    thread: Thread
-    filename: str
-    def_node: ast.FunctionDef
-    logical_kernel: str = ""  # ``<operation>.<handle capture name | function name>``
-
-    def lookup(self, name: str) -> Any:
-        """Resolve a free name of the kernel body: closure, then globals, then builtins."""
-        fn = self.thread.fn
-        code = fn.__code__
-        if name in code.co_freevars and fn.__closure__ is not None:
-            cell = fn.__closure__[code.co_freevars.index(name)]
-            try:
-                return cell.cell_contents
-            except ValueError:
-                return _UNBOUND
-        if name in fn.__globals__:
-            return fn.__globals__[name]
-        return getattr(builtins, name, _UNBOUND)
-
-
-@dataclass
-class OperationModel:
-    """Everything the top level of an operation declared."""
-
-    name: str
-    filename: str
-    def_node: ast.FunctionDef
-    loc: SourceLoc
-    grid: tuple[int, int]
-    target: Target
-    tensors: list[TensorArg]
-    dfbs: list[DataflowBuffer]
-    threads: list[ThreadModel]
-    identity: str
-    split_plan: Any = None  # frontend.unified.SplitPlan of a unified operation
-
-
-def is_unbound(value: Any) -> bool:
-    """True for the marker :meth:`ThreadModel.lookup` returns for unknown names."""
-    return value is _UNBOUND
 
 
 def parse_grid(grid: Any) -> tuple[int, ...] | str:

@@ -14,8 +14,8 @@ from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
+from ttl.compiler.analysis.capacity import dfb_bytes
 from ttl.compiler.emit.cpp import KernelSource
-from ttl.compiler.passes.capacity import dfb_bytes
 from ttl.targets import DATA_FORMATS, tile_bytes
 
 SCHEMA = "ttl.manifest"

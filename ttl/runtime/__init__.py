@@ -16,6 +16,7 @@ from ttl.runtime.errors import (
     LaunchError,
     RunawayKernelError,
 )
+from ttl.runtime.profile import Profile
 from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.scheduler import RunReport
 from ttl.runtime.tensors import DramTensor
@@ -33,6 +34,7 @@ __all__ = [
     "KernelFaultError",
     "KernelSpec",
     "LaunchError",
+    "Profile",
     "Program",
     "RunReport",
     "RunawayKernelError",
@@ -41,9 +43,3 @@ __all__ = [
     "tilize",
     "untilize",
 ]
-
-# The JIT path (calling an @ttl.operation) and its per-call profile; docs/jit.md.
-from ttl.runtime.jit import run_operation
-from ttl.runtime.profile import Profile
-
-__all__ += ["Profile", "run_operation"]

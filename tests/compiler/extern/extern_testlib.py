@@ -35,7 +35,7 @@ def compile_spec_example(name: str) -> CompileResult:
 
 def build_bundle(result: CompileResult, out: Path) -> Path:
     """Write the kernels, build each ELF with its manifest include dirs, write the bundle."""
-    from ttl.runtime import devcc
+    from ttl.device_build import devcc
 
     kernels = out / "kernels"
     result.write(str(kernels))

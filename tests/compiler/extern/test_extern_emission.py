@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from compiler_testlib import filecheck
 
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 
 
 def test_prelude_order(extern_compile):

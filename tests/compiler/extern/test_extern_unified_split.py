@@ -69,7 +69,7 @@ def test_ttlc_emit_plan_prints_the_split(write_source, tmp_path):
         [
             sys.executable,
             "-m",
-            "ttl.compiler.cli",
+            "ttl.host.ttlc",
             f"--src={path}",
             "--operation=op",
             "--arg=a=bf16[32,32]",

@@ -86,7 +86,7 @@ def test_allocation_outputs_are_byte_identical_across_processes(tmp_path):
             [
                 sys.executable,
                 "-m",
-                "ttl.compiler.cli",
+                "ttl.host.ttlc",
                 "--src",
                 "examples/kernels/dfb_reuse_extern.py",
                 "--operation",

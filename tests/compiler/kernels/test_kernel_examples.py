@@ -75,7 +75,7 @@ def test_conditional_pair_is_proven_and_keeps_one_condition_identity():
 
 def _bundle(result: CompileResult, out: Path) -> Path:
     """Build every kernel with the device toolchain and write a bundle manifest."""
-    from ttl.runtime import devcc
+    from ttl.device_build import devcc
 
     kernels, bundle = out / "kernels", out / "bundle"
     result.write(str(kernels))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import ttl
-from ttl.compiler.passes.capacity import kernel_capacity_error
+from ttl.compiler.analysis.capacity import kernel_capacity_error
 from ttl.targets import DATA_MOVEMENT, get_target
 
 SPECS = {"a": "bf16[32,32]"}

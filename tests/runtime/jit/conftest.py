@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 from jit_support import EXAMPLE_OP
 
-from ttl.runtime import cache, devcc, jit
+from ttl.host import cache, devcc, jit
 from ttl.runtime.profile import Profile
 
 

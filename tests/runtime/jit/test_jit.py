@@ -13,8 +13,8 @@ import pytest
 from jit_support import EXAMPLE_OP, ROOT
 
 from ttl.errors import TTLCompileError
+from ttl.host import cache, jit
 from ttl.operation import Operation
-from ttl.runtime import cache, jit
 
 BF16 = ml_dtypes.bfloat16
 
@@ -73,7 +73,7 @@ _FRESH_PROCESS = textwrap.dedent("""
     import importlib.util, json, sys
     import ml_dtypes, numpy as np
     from ttl.operation import Operation
-    from ttl.runtime import cache, jit
+    from ttl.host import cache, jit
     if sys.argv[1] == "forbid-compile":
         def no_compile(*args, **kwargs):
             raise AssertionError("recompiled although the bundle is cached")

@@ -9,8 +9,8 @@ import time
 import ml_dtypes
 import numpy as np
 
-from ttl.runtime import jit
-from ttl.runtime.progress import Progress
+from ttl.host import jit
+from ttl.host.progress import Progress
 
 
 def test_profile_of_a_call_is_data_and_a_table(add_mul):

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from ttl.errors import TTLCompileError
-from ttl.runtime import ttnn
+from ttl.host import ttnn
 
 
 def test_not_importable_as_ttnn_outside_ttl_run():
-    shim = sys.modules["ttl.runtime.ttnn"]
+    shim = sys.modules["ttl.host.ttnn"]
     assert sys.modules.get("ttnn") is not shim
     spec = importlib.util.find_spec("ttnn") if "ttnn" not in sys.modules else None
     assert spec is None or spec.origin != shim.__file__

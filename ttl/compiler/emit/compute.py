@@ -11,68 +11,15 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
-from ttl.targets import Target
+from ttl.compiler.analysis.store_plan import StorePlan, fpu_binary
 
 # Kernel-API spelling of the unary functions.
 UNARY_API = {fn: fn.value for fn in d.UnaryFnEnum} | {d.UnaryFnEnum.NEG: "negative"}
 _BCAST_KIND = {(False, True): "COL", (True, False): "ROW", (True, True): "SCALAR"}
-
-
-def registers(value: SSAValue) -> int:
-    """DST registers needed to compute one tile of ``value``."""
-    op = value.owner
-    if isinstance(op, d.UnaryOp):
-        return registers(op.operand)
-    if isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
-        if _fpu_binary(op):
-            return 1
-        return max(registers(op.lhs), 1 + registers(op.rhs))
-    return 1  # read, fill, broadcast, matmul: one register each
-
-
-def _fpu_binary(op: Operation) -> bool:
-    """Both operands straight from DFBs: the FPU op reads them without copies."""
-    return (
-        not isinstance(op, d.DivOp)
-        and isinstance(op.operands[0].owner, d.ReadOp)
-        and isinstance(op.operands[1].owner, d.ReadOp)
-    )
-
-
-def _dtypes(value: SSAValue, out: set[str]) -> set[str]:
-    out.add(value.type.dtype)  # type: ignore[attr-defined]
-    for operand in value.owner.operands:  # type: ignore[union-attr]
-        if isinstance(operand.type, d.TilesType | d.BlockType):
-            _dtypes(operand, out)
-    return out
-
-
-@dataclass(frozen=True)
-class StorePlan:
-    """How a store is split: ``regs`` per tile, ``chunk`` tiles per DST acquire."""
-
-    tiles: int
-    regs: int
-    capacity: int
-    chunk: int
-
-
-def plan_store(store: d.StoreOp, target: Target) -> StorePlan | None:
-    """The chunking of ``store`` on ``target``; None if one tile exceeds DST."""
-    value = store.value
-    tiles = value.type.num_tiles  # type: ignore[attr-defined]
-    regs = registers(value)
-    capacity = target.dst_capacity(_dtypes(value, set()))
-    per = capacity // regs
-    if per == 0:
-        return StorePlan(tiles, regs, capacity, 0)
-    chunk = max(c for c in range(1, min(per, tiles) + 1) if tiles % c == 0)
-    return StorePlan(tiles, regs, capacity, chunk)
 
 
 def _strides(shape: tuple[int, ...]) -> list[int]:
@@ -130,7 +77,7 @@ class TileCodegen:
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
         elif isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
             name = op.name.split(".")[1]
-            if _fpu_binary(op):
+            if fpu_binary(op):
                 a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
                 self.line(f"{name}_tiles_init({a}, {b});")
                 self.line(f"{name}_tiles({a}, {b}, {t}, {t}, {dst});")

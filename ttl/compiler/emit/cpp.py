@@ -21,7 +21,8 @@ from xdsl.dialects.builtin import FileLineColLoc, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
-from ttl.compiler.emit.compute import emit_store, plan_store
+from ttl.compiler.analysis.store_plan import plan_store
+from ttl.compiler.emit.compute import emit_store
 from ttl.targets import Target
 
 PRELUDE = """\

@@ -9,7 +9,7 @@ from typing import Any
 from ttl import dsl
 from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
-from ttl.compiler.emit.compute import plan_store
+from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.values import (

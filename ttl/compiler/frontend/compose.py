@@ -20,9 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ttl import dsl
-from ttl.compiler.source import function_def, node_loc
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
+from ttl.source import function_def, node_loc
 
 COMPOSE = "__ttl_compose__"
 SCOPE = "__ttl_scope_{}"
@@ -75,7 +75,7 @@ def make_composer(filename: str, host_function: Callable[..., Any]) -> Callable[
                 f"call it as {callee.name}({', '.join(params)}) with this operation's tensors",
             )
         scope = host_function(callee, cfile, cdef, return_locals=True)(*args)
-        from ttl.compiler.identity import bind_handles
+        from ttl.identity import bind_handles
 
         bind_handles(callee, sorted(scope.items(), key=lambda kv: kv[0]))
         return scope

@@ -18,7 +18,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from ttl import dsl
 from ttl.compiler import dialect as d
-from ttl.compiler.evaluate import OperationModel, ThreadModel, is_unbound
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
@@ -35,8 +34,9 @@ from ttl.compiler.frontend.values import (
     affine_of,
     is_scalar,
 )
-from ttl.compiler.source import node_loc
+from ttl.compiler.model import OperationModel, ThreadModel, is_unbound
 from ttl.errors import TTLCompileError
+from ttl.source import node_loc
 
 _UNSUPPORTED_HINTS: dict[type, tuple[str, str]] = {
     ast.Try: ("a try statement", "kernels cannot handle exceptions; remove the try"),

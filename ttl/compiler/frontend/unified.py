@@ -32,8 +32,6 @@ from typing import Any, NoReturn
 
 from ttl import dsl
 from ttl._intrinsic import intrinsic_name
-from ttl.compiler.evaluate import _UNBOUND as UNBOUND  # the marker KernelCompiler tests for
-from ttl.compiler.evaluate import ThreadModel
 from ttl.compiler.frontend.compose import (
     COMPOSE,
     SCOPE,
@@ -45,14 +43,14 @@ from ttl.compiler.frontend.compose import (
 )
 from ttl.compiler.frontend.extern import extern_arguments
 from ttl.compiler.frontend.selectors import parse_selector
-from ttl.compiler.source import function_def, node_loc
+from ttl.compiler.model import UNBOUND, ThreadModel
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
+from ttl.source import function_def, node_loc
 
 _WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store"})
 _WORK_INTRINSICS = frozenset({"copy", "node", "extern.call"})
 _COMPUTE_INTRINSICS = ("math.", "block.")
-_UNBOUND = UNBOUND
 Key = Any  # dsl.KernelKind (canonical kernel) or dsl.Kernel (handle)
 
 
@@ -72,29 +70,29 @@ class _Resolver:
             try:
                 return self.fn.__closure__[code.co_freevars.index(name)].cell_contents
             except ValueError:
-                return _UNBOUND
+                return UNBOUND
         if name in self.fn.__globals__:
             return self.fn.__globals__[name]
-        return getattr(builtins, name, _UNBOUND)
+        return getattr(builtins, name, UNBOUND)
 
     def static(self, expr: ast.expr) -> Any:
-        """Names, attribute chains, ``|`` and tuples of compile-time objects, else _UNBOUND."""
+        """Names, attribute chains, ``|`` and tuples of compile-time objects, else UNBOUND."""
         if isinstance(expr, ast.Constant):
             return expr.value
         if isinstance(expr, ast.Name):
             return self.lookup(expr.id)
         if isinstance(expr, ast.Attribute):
             base = self.static(expr.value)
-            return _UNBOUND if base is _UNBOUND else getattr(base, expr.attr, _UNBOUND)
+            return UNBOUND if base is UNBOUND else getattr(base, expr.attr, UNBOUND)
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
             a, b = self.static(expr.left), self.static(expr.right)
             if isinstance(a, dsl.KernelKind) and isinstance(b, dsl.KernelKind):
                 return a | b
-            return _UNBOUND
+            return UNBOUND
         if isinstance(expr, ast.Tuple):
             items = tuple(self.static(e) for e in expr.elts)
-            return _UNBOUND if any(i is _UNBOUND for i in items) else items
-        return _UNBOUND
+            return UNBOUND if any(i is UNBOUND for i in items) else items
+        return UNBOUND
 
 
 def _calls(node: ast.AST) -> Iterator[ast.Call]:
@@ -356,7 +354,7 @@ class Splitter:
             return
         b = key.binding
         if b is None or (b.owner is not self.op and not any(b.owner is c for c in self.callees)):
-            from ttl.compiler.identity import check_handle_owner
+            from ttl.identity import check_handle_owner
 
             check_handle_owner(
                 key, self.op, node_loc(self.filename, node), lambda: "this kernel= selector"
@@ -395,7 +393,7 @@ class Splitter:
                     inner,
                     callee_scope,
                     self._inlined_lookup(cres),
-                    _UNBOUND,
+                    UNBOUND,
                     prefix,
                     self.resolver.scope,
                 )
@@ -485,7 +483,7 @@ class Splitter:
                 "ttl.Kernel handle, or a tuple of them",
             )
         value = self.resolver.static(kw.value)
-        if value is _UNBOUND:
+        if value is UNBOUND:
             self.fail(
                 f"kernel={ast.unparse(kw.value)} is not a compile-time selector",
                 kw.value,

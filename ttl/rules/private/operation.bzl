@@ -370,6 +370,7 @@ def ttl_operation_test(name, operation, srcs, reference = "reference", seed = 0,
         python_version = "PY3",
         deps = deps + [
             Label("//ttl:runtime"),
+            Label("//ttl:dsl"),
             Label("@ttl_pip//ml_dtypes"),
             Label("@ttl_pip//numpy"),
         ],

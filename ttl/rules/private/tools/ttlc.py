@@ -1,7 +1,7 @@
 """`ttlc` as a Bazel action: one-shot (`ttlc @flagfile`) or persistent worker.
 
 The `ttl_operation` rule runs this wrapper around the compiler CLI
-(`ttl.compiler.cli`). Both modes take the same flagfile and go through the
+(`ttl.host.ttlc`). Both modes take the same flagfile and go through the
 same code path, so their outputs are byte-identical:
 
 * Flags the wrapper consumes (everything else goes to the compiler):
@@ -112,7 +112,7 @@ def _from_stage(module, stage: str) -> bool:
 
 def _load_compiler():
     """The compiler's flag-parsing entry point: `main(argv)` after absl parses FLAGS."""
-    cli = importlib.import_module("ttl.compiler.cli")
+    cli = importlib.import_module("ttl.host.ttlc")
     return cli
 
 

@@ -12,14 +12,12 @@ named after its function.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ttl.compiler.identity import check_handle_owner
+from ttl.compiler.model import ThreadModel
 from ttl.dsl import Kernel, KernelKind
 from ttl.errors import TTLCompileError
-
-if TYPE_CHECKING:
-    from ttl.compiler.evaluate import ThreadModel
+from ttl.identity import check_handle_owner
 
 
 def _kind_word(kind: KernelKind) -> str:

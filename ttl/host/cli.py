@@ -4,7 +4,7 @@
 
 The program runs as ``__main__`` with ``sys.argv = [program.py, args...]``;
 ``import ttnn`` inside it resolves to the emulator's host subset
-(``ttl.runtime.ttnn``) and every ``@ttl.operation`` it calls goes through the
+(``ttl.host.ttnn``) and every ``@ttl.operation`` it calls goes through the
 JIT (compile once, cache, dispatch). Exit status: the program's own, 1 when
 it raised or an operation failed to compile or run, 2 for usage errors.
 What is printed on failure: a TT-Lang diagnostic for compile errors, the
@@ -23,7 +23,6 @@ from pathlib import Path
 
 from absl import app, flags
 
-import ttl
 from ttl.compiler.evaluate import parse_grid_flag
 from ttl.errors import TTLCompileError, exit_status
 from ttl.targets import DEFAULT_TARGET, TARGETS
@@ -43,7 +42,7 @@ flags.DEFINE_boolean(
 
 USAGE = "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]"
 _INTERNAL = (
-    str(Path(ttl.__file__).resolve().parent),
+    str(Path(__file__).resolve().parent.parent),
     os.path.dirname(runpy.__file__),
     "<frozen runpy>",
 )
@@ -76,7 +75,7 @@ def main(argv: list[str]) -> int:
         print(f"ttl run: error: no such file: {program}", file=sys.stderr)
         return 1
     grid = parse_grid_flag(FLAGS.grid)
-    from ttl.runtime import jit, ttnn
+    from ttl.host import jit, ttnn
     from ttl.runtime.errors import DeviceError
 
     jit.configure(target=FLAGS.target, grid=grid, profile=FLAGS.profile)

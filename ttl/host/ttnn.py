@@ -88,14 +88,14 @@ Device = MeshDevice
 
 def open_device(device_id: int = 0, **_options: Any) -> MeshDevice:
     """Opens the emulated device (options such as l1_small_size are accepted and ignored)."""
-    from ttl.runtime import jit
+    from ttl.host import jit
 
     return MeshDevice(device_id, jit.SETTINGS.target or DEFAULT_TARGET)
 
 
 def close_device(device: MeshDevice) -> None:
     """Closes ``device`` and frees the emulated devices the JIT kept."""
-    from ttl.runtime import jit
+    from ttl.host import jit
 
     device.is_open = False
     jit.release_devices()

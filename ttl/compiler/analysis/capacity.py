@@ -8,9 +8,9 @@ L1 budget.
 
 from __future__ import annotations
 
-from ttl.compiler.evaluate import OperationModel
-from ttl.compiler.source import node_loc
+from ttl.compiler.model import OperationModel
 from ttl.errors import SourceLoc, TTLCompileError
+from ttl.source import node_loc
 from ttl.targets import Target, tile_bytes
 
 

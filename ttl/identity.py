@@ -19,6 +19,10 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ttl.dsl import Kernel
+from ttl.errors import TTLCompileError
+from ttl.source import function_def
+
 _MISSING = object()
 
 
@@ -85,8 +89,6 @@ def captures(fn: types.FunctionType) -> Iterator[tuple[str, Any]]:
 def function_identity(fn: types.FunctionType, def_node: ast.FunctionDef | None = None) -> str:
     """Hash of (qualified name, normalized source, immutable captures) of ``fn``."""
     if def_node is None:
-        from ttl.compiler.source import function_def
-
         _, def_node = function_def(fn)
     h = hashlib.sha256()
     h.update(fn.__qualname__.encode())
@@ -107,7 +109,6 @@ def bind_handles(
     several names; a handle another operation owns keeps its owner (its use is
     diagnosed where it occurs, see :func:`check_handle_owner`).
     """
-    from ttl.dsl import Kernel
 
     for name, value in named_values:
         if isinstance(value, Kernel):
@@ -124,7 +125,6 @@ def check_handle_owner(handle: Any, operation: Any, loc: Any, what: Callable[[],
 
     ``what`` describes the use site for the message (e.g. "thread 'reader'").
     """
-    from ttl.errors import TTLCompileError
 
     b = handle.binding
     if b is not None and b.owner is operation:

@@ -24,20 +24,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import ttl
 from ttl.errors import SourceLoc, TTLCompileError
+from ttl.host import cache
+from ttl.host.progress import Progress
 from ttl.operation import Operation
-from ttl.runtime import cache
 from ttl.runtime.bundle import Bundle, load_bundle
 from ttl.runtime.bundle import run as run_bundle
 from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
-from ttl.runtime.progress import Progress
 from ttl.specs import TensorSpec
 from ttl.targets import DEFAULT_TARGET
 
-_TTL_DIR = str(Path(ttl.__file__).resolve().parent)
+_TTL_DIR = str(Path(__file__).resolve().parent.parent)
 
 
 @dataclass

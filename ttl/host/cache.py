@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import ttl
-from ttl.runtime import devcc
+from ttl.device_build import devcc
 from ttl.runtime.errors import LaunchError
 
 BUNDLE_FORMAT = 1
 KEY_VERSION = "ttl-jit-cache/1"  # bump when the entry layout changes
 
-_TTL_DIR = Path(ttl.__file__).resolve().parent
+_TTL_DIR = Path(__file__).resolve().parent.parent
 # What decides the bytes of a bundle besides the operation itself.
 _FINGERPRINT_GLOBS = ("*.py", "compiler/**/*.py", "runtime/device/**/*")
 

@@ -1,0 +1,66 @@
+"""How a ``ttl.store`` uses the DST registers: registers per tile, tiles per acquire.
+
+An IR analysis shared by the frontend (which diagnoses a store whose tile
+does not fit in DST) and the compute emitter (which chunks the store loop).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, SSAValue
+
+from ttl.compiler import dialect as d
+from ttl.targets import Target
+
+
+def registers(value: SSAValue) -> int:
+    """DST registers needed to compute one tile of ``value``."""
+    op = value.owner
+    if isinstance(op, d.UnaryOp):
+        return registers(op.operand)
+    if isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
+        if fpu_binary(op):
+            return 1
+        return max(registers(op.lhs), 1 + registers(op.rhs))
+    return 1  # read, fill, broadcast, matmul: one register each
+
+
+def fpu_binary(op: Operation) -> bool:
+    """Both operands straight from DFBs: the FPU op reads them without copies."""
+    return (
+        not isinstance(op, d.DivOp)
+        and isinstance(op.operands[0].owner, d.ReadOp)
+        and isinstance(op.operands[1].owner, d.ReadOp)
+    )
+
+
+def dtypes(value: SSAValue, out: set[str]) -> set[str]:
+    out.add(value.type.dtype)  # type: ignore[attr-defined]
+    for operand in value.owner.operands:  # type: ignore[union-attr]
+        if isinstance(operand.type, d.TilesType | d.BlockType):
+            dtypes(operand, out)
+    return out
+
+
+@dataclass(frozen=True)
+class StorePlan:
+    """How a store is split: ``regs`` per tile, ``chunk`` tiles per DST acquire."""
+
+    tiles: int
+    regs: int
+    capacity: int
+    chunk: int
+
+
+def plan_store(store: d.StoreOp, target: Target) -> StorePlan | None:
+    """The chunking of ``store`` on ``target``; None if one tile exceeds DST."""
+    value = store.value
+    tiles = value.type.num_tiles  # type: ignore[attr-defined]
+    regs = registers(value)
+    capacity = target.dst_capacity(dtypes(value, set()))
+    per = capacity // regs
+    if per == 0:
+        return StorePlan(tiles, regs, capacity, 0)
+    chunk = max(c for c in range(1, min(per, tiles) + 1) if tiles % c == 0)
+    return StorePlan(tiles, regs, capacity, chunk)

@@ -1,0 +1,67 @@
+"""The compiler's model of an operation before IR: what its top level declared.
+
+:func:`ttl.compiler.evaluate.evaluate_operation` builds an
+:class:`OperationModel`; the frontend compiles its :class:`ThreadModel` kernels
+from their AST, and the analyses check it. One module that all of them import.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+from typing import Any
+
+from ttl.dsl import DataflowBuffer, KernelKind, TensorArg, Thread
+from ttl.errors import SourceLoc
+from ttl.targets import Target
+
+UNBOUND = object()
+
+
+@dataclass
+class ThreadModel:
+    """A kernel function to compile from its AST."""
+
+    name: str
+    kind: KernelKind
+    thread: Thread
+    filename: str
+    def_node: ast.FunctionDef
+    logical_kernel: str = ""  # ``<operation>.<handle capture name | function name>``
+
+    def lookup(self, name: str) -> Any:
+        """Resolve a free name of the kernel body: closure, then globals, then builtins."""
+        fn = self.thread.fn
+        code = fn.__code__
+        if name in code.co_freevars and fn.__closure__ is not None:
+            cell = fn.__closure__[code.co_freevars.index(name)]
+            try:
+                return cell.cell_contents
+            except ValueError:
+                return UNBOUND
+        if name in fn.__globals__:
+            return fn.__globals__[name]
+        return getattr(builtins, name, UNBOUND)
+
+
+@dataclass
+class OperationModel:
+    """Everything the top level of an operation declared."""
+
+    name: str
+    filename: str
+    def_node: ast.FunctionDef
+    loc: SourceLoc
+    grid: tuple[int, int]
+    target: Target
+    tensors: list[TensorArg]
+    dfbs: list[DataflowBuffer]
+    threads: list[ThreadModel]
+    identity: str
+    split_plan: Any = None  # frontend.unified.SplitPlan of a unified operation
+
+
+def is_unbound(value: Any) -> bool:
+    """True for the marker :meth:`ThreadModel.lookup` returns for unknown names."""
+    return value is UNBOUND

@@ -2,12 +2,12 @@
 
 A bundle is a directory with ``manifest.json`` (schema: docs/manifest.md,
 plus the ``bundle`` section written by the bundler: SHA-256 of every file)
-and ``elf/<kernel source stem>.elf`` for every logical kernel.
+and ``elf/<kernel source stem>.elf`` for every logical kernel. The format is
+defined, and bundles are written, by :mod:`ttl.device_build.bundle`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ttl import targets as _targets
+from ttl.device_build import bundle as bundle_format
 from ttl.runtime.device import Device
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
@@ -26,7 +27,7 @@ from ttl.runtime.tiles import data_format
 
 MANIFEST_SCHEMA = "ttl.manifest"
 MANIFEST_VERSIONS = (1,)
-BUNDLE_FORMATS = (1,)
+BUNDLE_FORMATS = (bundle_format.BUNDLE_FORMAT,)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
     """Reads and validates the bundle at ``path``; raises BundleError saying what is wrong."""
     root = Path(path)
     try:
-        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads((root / bundle_format.MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BundleError(f"{root} is not a bundle: it has no manifest.json") from None
     except (OSError, ValueError) as e:
@@ -170,13 +171,13 @@ def _check_file(
         raw = (root / rel).read_bytes()
     except OSError:
         raise BundleError(f"{root / rel} ({what}) is missing from the bundle") from None
-    digest = hashlib.sha256(raw).hexdigest()
-    if "sha256:" + digest != files[rel]:
+    recorded = bundle_format.digest_bytes(raw)
+    if recorded != files[rel]:
         raise BundleError(
             f"{root / rel} ({what}) does not match its hash in manifest.json: the "
             "bundle was modified after it was built; rebuild it"
         )
-    return raw, digest
+    return raw, recorded.removeprefix("sha256:")
 
 
 def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = None):

@@ -1,0 +1,90 @@
+"""The bundle: what the runtime dispatches. Its format and its writer.
+
+Layout of a bundle directory::
+
+    manifest.json      the compiler's manifest plus a "bundle" section:
+                       {"files": {relative path: "sha256:<hex>"}, "format": 1}
+    kernels/<src>      the generated C++ source of every logical kernel
+    elf/<stem>.elf     the linked RV32 ELF of every logical kernel
+    operation.mlir     the ttl-dialect IR
+
+Deterministic: sorted keys, no paths outside the bundle, no timestamps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from typing import Any
+
+#: Version of the layout above; the runtime refuses other versions.
+BUNDLE_FORMAT = 1
+MANIFEST = "manifest.json"
+KERNELS = "kernels"
+ELFS = "elf"
+IR = "operation.mlir"
+
+
+def digest_bytes(data: bytes) -> str:
+    """The ``sha256:<hex>`` form a bundle records for a file's bytes."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def digest_file(path: str) -> str:
+    """:func:`digest_bytes` of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 16), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def dumps_manifest(manifest: Mapping[str, Any]) -> str:
+    """The bytes of ``manifest.json``: indented, sorted keys, trailing newline."""
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+
+
+def _copy_tree(src: str, dst: str) -> None:
+    if os.path.abspath(src) == os.path.abspath(dst):
+        return
+    os.makedirs(dst, exist_ok=True)
+    for name in sorted(os.listdir(src)):
+        path = os.path.join(src, name)
+        if os.path.isdir(path):
+            _copy_tree(path, os.path.join(dst, name))
+        else:
+            shutil.copyfile(path, os.path.join(dst, name))
+
+
+def _files(root: str) -> list[str]:
+    """Every file under ``root``, as sorted '/'-separated relative paths."""
+    found = []
+    for base, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in names:
+            found.append(os.path.relpath(os.path.join(base, name), root).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def write_bundle(
+    out: str, manifest: Mapping[str, Any], kernels_dir: str, elf_dir: str, ir: str
+) -> dict[str, Any]:
+    """Writes the bundle of ``manifest`` into ``out``; returns its manifest.
+
+    ``kernels_dir`` and ``elf_dir`` are copied to ``out/kernels`` and
+    ``out/elf`` unless they already are those directories; ``ir`` is the IR
+    text. Any other file already in ``out`` is part of the bundle too.
+    """
+    os.makedirs(out, exist_ok=True)
+    _copy_tree(kernels_dir, os.path.join(out, KERNELS))
+    _copy_tree(elf_dir, os.path.join(out, ELFS))
+    with open(os.path.join(out, IR), "w", encoding="utf-8", newline="\n") as f:
+        f.write(ir)
+    files = {rel: digest_file(os.path.join(out, rel)) for rel in _files(out) if rel != MANIFEST}
+    data = dict(manifest, bundle={"format": BUNDLE_FORMAT, "files": files})
+    with open(os.path.join(out, MANIFEST), "w", encoding="utf-8", newline="\n") as f:
+        f.write(dumps_manifest(data))
+    return data

@@ -1,0 +1,55 @@
+"""The device compiler flags: the only place they are written down.
+
+A registered device toolchain may add flags of its own (``copts`` and
+``linkopts`` of ``ttl_device_toolchain``); they come after these.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Environment variable naming another device C++ compiler (a clang, the SFPI toolchain).
+CXX_ENV = "TTL_DEVICE_CXX"
+#: Debian's bare-metal RISC-V GCC (package gcc-riscv64-unknown-elf).
+DEFAULT_CXX = "riscv64-unknown-elf-g++"
+
+#: The Tensix RISC-V cores: RV32IM, soft float.
+TARGET_FLAGS = ("-march=rv32im", "-mabi=ilp32")
+
+#: Every compile. Freestanding C++17 without exceptions, RTTI or thread-safe
+#: statics (a guarded function-local static would otherwise need the C++
+#: runtime's ``__cxa_guard_acquire``, which a kernel does not link). ``-g``
+#: lets emulator errors name source lines.
+COPTS = (
+    *TARGET_FLAGS,
+    "-O2",
+    "-g",
+    "-std=c++17",
+    "-ffreestanding",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-fno-threadsafe-statics",
+    "-nostdinc++",
+    "-Wall",
+)
+
+#: Every link: no C library or start files (crt0.S is ours), unused sections
+#: dropped, no build id (it would differ between identical builds).
+LINKOPTS = (
+    *TARGET_FLAGS,
+    "-nostdlib",
+    "-nostartfiles",
+    "-static",
+    "-Wl,--gc-sections",
+    "-Wl,--build-id=none",
+    # One LOCAL region holds code and data by design (see kernel.ld).
+    "-Wl,--no-warn-rwx-segments",
+)
+
+#: Libraries after the objects on every link.
+LINK_LIBS = ("-lgcc",)
+
+
+def default_cxx() -> str:
+    """The compiler the JIT uses: ``$TTL_DEVICE_CXX`` or Debian's RISC-V GCC."""
+    return os.environ.get(CXX_ENV) or DEFAULT_CXX

@@ -1,0 +1,243 @@
+"""Compiling and linking kernel ELFs with the device toolchain.
+
+Each source is compiled to a fixed object name (``-frandom-seed`` is the
+kernel's name), then crt0 and the objects are linked with the toolchain's
+linker script. Paths recorded in debug info are mapped to names that do not
+depend on where the build ran: the working directory to ``.``, the kernel
+source directory to ``kernels`` (where a bundle keeps the sources) and the
+device headers and link files to ``ttl-device/...``. So a kernel gives the
+same ELF bytes in any Bazel output base, sandbox or JIT cache directory.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ttl.device_build import flags
+
+#: Debug-info name of the directory holding a bundle's kernel sources.
+KERNELS_DIR = "kernels"
+#: Debug-info prefix of the device headers and link files.
+DEVICE_PREFIX = "ttl-device"
+
+_MISSING_HEADER = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? fatal error: (?P<header>[^:\n]+): "
+    r"No such file or directory",
+    re.MULTILINE,
+)
+
+
+class DeviceBuildError(Exception):
+    """A kernel did not build; the message holds the compiler's output."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A device C++ compiler and the files every kernel is built with.
+
+    ``copts`` and ``linkopts`` are a toolchain's own flags, added after
+    :data:`flags.COPTS` and :data:`flags.LINKOPTS`.
+    """
+
+    cxx: str
+    include_dirs: tuple[str, ...]  # the device headers: kernel API, freestanding <cstdint>
+    crt0: str
+    linker_script: str
+    copts: tuple[str, ...] = ()
+    linkopts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KernelBuild:
+    """One ELF: ``<out>/<stem>.elf`` from ``sources``."""
+
+    stem: str
+    sources: tuple[str, ...]
+    include_dirs: tuple[str, ...] = ()  # searched before the toolchain's
+    defines: tuple[str, ...] = ()  # NAME=VALUE
+
+
+def _prefix_maps(toolchain: Toolchain, source_dir: str | None, cwd: str) -> list[str]:
+    """Debug-path maps, general first: gcc and as apply the last map that matches."""
+    maps = [(cwd, ".")]
+    if source_dir is not None:
+        maps.append((source_dir, KERNELS_DIR))
+    for index, include in enumerate(toolchain.include_dirs):
+        maps.append((include, f"{DEVICE_PREFIX}/include{index or ''}"))
+    maps.append((os.path.dirname(toolchain.crt0) or ".", f"{DEVICE_PREFIX}/link"))
+    out = []
+    for old, new in maps:
+        # The compiler sees both spellings: as given on the command line, and absolute.
+        for spelling in dict.fromkeys((os.path.normpath(old), os.path.abspath(old))):
+            out += [f"-ffile-prefix-map={spelling}={new}", f"-Wa,--debug-prefix-map={spelling}={new}"]
+    return out
+
+
+def commands(
+    toolchain: Toolchain,
+    build: KernelBuild,
+    out_dir: str,
+    objs_dir: str,
+    *,
+    source_dir: str | None = None,
+    cwd: str | None = None,
+) -> list[list[str]]:
+    """The compile commands (crt0 and each source) and the link command of ``build``.
+
+    ``source_dir`` is the directory of generated kernel sources, recorded as
+    ``kernels`` in debug info.
+    """
+    cwd = cwd or os.getcwd()
+    compile_flags = [
+        toolchain.cxx,
+        *flags.COPTS,
+        *toolchain.copts,
+        *_prefix_maps(toolchain, source_dir, cwd),
+        *[f"-I{d}" for d in (*build.include_dirs, *toolchain.include_dirs)],
+        *[f"-D{d}" for d in build.defines],
+        f"-frandom-seed={build.stem}",
+        "-c",
+    ]
+    result, objects = [], []
+    for index, source in enumerate([toolchain.crt0, *build.sources]):
+        obj = os.path.join(objs_dir, f"{index}_{os.path.basename(source)}.o")
+        result.append([*compile_flags, source, "-o", obj])
+        objects.append(obj)
+    elf = os.path.join(out_dir, build.stem + ".elf")
+    link = [toolchain.cxx, *flags.LINKOPTS, *toolchain.linkopts, "-T", toolchain.linker_script]
+    result.append([*link, *objects, *flags.LINK_LIBS, "-o", elf])
+    return result
+
+
+def build_elf(
+    toolchain: Toolchain,
+    build: KernelBuild,
+    out_dir: str,
+    *,
+    source_dir: str | None = None,
+) -> None:
+    """Builds ``<out_dir>/<stem>.elf``; raises :class:`DeviceBuildError` with the output."""
+    if shutil.which(toolchain.cxx) is None:
+        raise DeviceBuildError(
+            f"device compiler {toolchain.cxx} not found: install gcc-riscv64-unknown-elf, "
+            f"or set {flags.CXX_ENV} to a C++ compiler that targets rv32im/ilp32"
+        )
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix=f"ttl-{build.stem}-") as objs:
+        for command in commands(toolchain, build, out_dir, objs, source_dir=source_dir, cwd=cwd):
+            proc = subprocess.run(command, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
+                raise DeviceBuildError(output)
+
+
+def manifest_builds(
+    manifest: Mapping[str, Any],
+    kernels_dir: str,
+    include_dirs: Sequence[str] = (),
+    defines: Sequence[str] = (),
+) -> list[tuple[dict[str, Any], KernelBuild]]:
+    """One :class:`KernelBuild` per manifest kernel, with the manifest's defines.
+
+    Each kernel searches the ``include_paths`` of its external calls first,
+    then ``include_dirs``; ``defines`` come after the manifest's own.
+    """
+    builds = []
+    for kernel in manifest.get("kernels", []):
+        source = kernel["source"]
+        own = [f"{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
+        build = KernelBuild(
+            stem=os.path.splitext(source)[0],
+            sources=(os.path.join(kernels_dir, source),),
+            include_dirs=(*kernel.get("include_dirs", []), *include_dirs),
+            defines=(*own, *defines),
+        )
+        builds.append((kernel, build))
+    return builds
+
+
+def build_manifest(
+    toolchain: Toolchain,
+    manifest: Mapping[str, Any],
+    kernels_dir: str,
+    out_dir: str,
+    *,
+    label: str,
+    include_dirs: Sequence[str] = (),
+    defines: Sequence[str] = (),
+    on_kernel: Callable[[str], None] | None = None,
+) -> None:
+    """Builds every kernel of ``manifest`` into ``<out_dir>/<stem>.elf``, in parallel.
+
+    Raises :class:`DeviceBuildError` naming every kernel that failed, with
+    what to declare when a header is missing (``label`` names the target).
+    """
+    builds = manifest_builds(manifest, kernels_dir, include_dirs, defines)
+    if not builds:
+        raise DeviceBuildError(f"{label}: the manifest lists no kernels")
+    os.makedirs(out_dir, exist_ok=True)
+
+    def run(item: tuple[dict[str, Any], KernelBuild]) -> str | None:
+        kernel, build = item
+        if on_kernel is not None:
+            on_kernel(kernel["name"])
+        try:
+            build_elf(toolchain, build, out_dir, source_dir=kernels_dir)
+        except DeviceBuildError as e:
+            return explain_failure(label, kernel, str(e), manifest)
+        return None
+
+    # The compiler is a subprocess: building kernels in parallel is free speed.
+    workers = max(1, min(len(builds), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        failures = [f for f in pool.map(run, builds) if f is not None]
+    if failures:
+        raise DeviceBuildError("".join(failures))
+
+
+def explain_failure(
+    label: str, kernel: Mapping[str, Any], output: str, manifest: Mapping[str, Any]
+) -> str:
+    """The compiler output, preceded by what to declare when a header is missing.
+
+    Names the ``ttl.call_extern_func`` sites behind the missing header: the
+    calls of that header, else (a header included by a called header) every
+    external call compiled into this kernel.
+    """
+    calls = manifest.get("extern_calls", [])
+    notes = []
+    for match in _MISSING_HEADER.finditer(output):
+        header = match.group("header").strip("\"<>")
+        sites = [c for c in calls if c.get("header") == header] or [
+            c for c in calls if c.get("kernel") == kernel.get("name")
+        ]
+        notes.append(
+            f"{label}: undeclared header `{header}`, included from "
+            f"{match.group('file')}:{match.group('line')}{_describe_sites(sites)}: add it to "
+            f"`hdrs` of {label}, or to the `hdrs` of a cc_library in its `deps` (with "
+            "`includes`/`strip_include_prefix` if it is included by a shorter path)."
+        )
+    head = "".join(note + "\n" for note in notes)
+    return (
+        f"{head}{label}: device compile of kernel `{kernel.get('name')}` "
+        f"({kernel['source']}) failed:\n{output}"
+    )
+
+
+def _describe_sites(sites: Iterable[Mapping[str, Any]]) -> str:
+    out = ""
+    for call in sites:
+        loc = call.get("loc") or {}
+        out += (
+            f" (ttl.call_extern_func of `{call.get('header')}` at "
+            f"{loc.get('file', '?')}:{loc.get('line', '?')})"
+        )
+    return out

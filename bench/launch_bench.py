@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT / "tests" / "runtime"))
 
 from rt_eltwise import run_eltwise
 
-from ttl.runtime import Device, devcc
+from ttl.host import toolchain
+from ttl.runtime import Device
 
 
 def main() -> None:
@@ -58,11 +59,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         kernels = ROOT / "tests" / "runtime" / "kernels"
         elfs = {
-            "reader": devcc.compile_kernel(
+            "reader": toolchain.compile_kernel(
                 kernels / "eltwise_reader.cc", f"{tmp}/r.elf", compile_time_args=[page]
             ),
-            "compute": devcc.compile_kernel(kernels / "eltwise_compute.cc", f"{tmp}/c.elf"),
-            "writer": devcc.compile_kernel(
+            "compute": toolchain.compile_kernel(kernels / "eltwise_compute.cc", f"{tmp}/c.elf"),
+            "writer": toolchain.compile_kernel(
                 kernels / "eltwise_writer.cc", f"{tmp}/w.elf", compile_time_args=[page]
             ),
         }

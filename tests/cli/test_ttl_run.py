@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from ttl.device_build import devcc
+from ttl.host import toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ttnn"
 NUMPY_EXAMPLE = EXAMPLES / "eltwise_add_mul_numpy.py"
 
 pytestmark = pytest.mark.skipif(
-    devcc.find_compiler() is None, reason=f"{devcc.CXX} is not installed"
+    toolchain.find_compiler() is None, reason=f"{toolchain.flags.default_cxx()} is not installed"
 )
 
 

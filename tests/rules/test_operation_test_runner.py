@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 from bazel_harness import ROOT
 
-from ttl.device_build import devcc
+from ttl.host import toolchain
 
 
 def _load(path):
@@ -25,8 +25,8 @@ SPECS = {"a": "bf16[64,64]", "b": "bf16[64,64]", "c": "bf16[64,64]", "y": "bf16[
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
-    if devcc.find_compiler() is None:
-        pytest.fail(f"{devcc.CXX} is not installed: run tools/setup.sh")
+    if toolchain.find_compiler() is None:
+        pytest.fail(f"{toolchain.flags.default_cxx()} is not installed: run tools/setup.sh")
     tmp = tmp_path_factory.mktemp("bundle")
     manifest = rt_bundle.compile_operation(
         "examples/basic/eltwise_single_tile.py", "eltwise_single_tile", SPECS, tmp / "ttlc"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ttl.device_build import devcc
+from ttl.host import toolchain
 
 KERNELS = Path(__file__).parent / "kernels"
 
@@ -18,8 +18,8 @@ def build(tmp_path):
     A bare name compiles tests/runtime/kernels/<name>.cc; anything containing a
     newline is kernel source written to tmp_path first.
     """
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     counter = iter(range(1_000_000))
 
     def _build(src: str, ct_args=(), name: str | None = None) -> Path:
@@ -30,7 +30,7 @@ def build(tmp_path):
         else:
             name = name or src
             path = KERNELS / f"{src}.cc"
-        return devcc.compile_kernel(
+        return toolchain.compile_kernel(
             path, tmp_path / f"{name}_{next(counter)}.elf", compile_time_args=ct_args
         )
 

@@ -1,14 +1,13 @@
-"""Test helper: compile an operation with ttlc and assemble a bundle like the Bazel bundler."""
+"""Test helper: compile an operation with ttlc and build its bundle (ttl.device_build)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from ttl.device_build import devcc
+from ttl.host import toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,15 +32,8 @@ def compile_operation(src: str, operation: str, args: dict[str, str], out: Path)
 
 
 def make_bundle(kernels_dir: Path, manifest: dict, out: Path) -> Path:
-    """Builds every kernel's ELF (manifest defines, -g) and writes manifest + file hashes."""
-    (out / "elf").mkdir(parents=True)
-    files = {}
-    for k in manifest["kernels"]:
-        stem = Path(k["source"]).stem
-        elf = devcc.compile_kernel(
-            kernels_dir / k["source"], out / "elf" / f"{stem}.elf", defines=k["defines"]
-        )
-        files[f"elf/{stem}.elf"] = "sha256:" + hashlib.sha256(elf.read_bytes()).hexdigest()
-    data = dict(manifest, bundle={"format": 1, "files": files})
-    (out / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    """Builds ttlc's output in ``kernels_dir`` into a bundle with the JIT's device build."""
+    sources = {k["source"]: (kernels_dir / k["source"]).read_text() for k in manifest["kernels"]}
+    ir = (kernels_dir / f"{manifest['operation']['name']}.mlir").read_text()
+    toolchain.build_bundle(out, sources, manifest, ir)
     return out

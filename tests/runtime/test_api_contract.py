@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from ttl.device_build import devcc
+from ttl.host import toolchain
 
 _DECL = re.compile(r"^(?:uint32_t|uint64_t|void)\s+(\w+)\s*\(", re.MULTILINE)
 _UNARY = re.compile(r"^TTL_DECLARE_UNARY_TILE_OP\((\w+)\)", re.MULTILINE)
 
 
 def declared_functions() -> list[str]:
-    text = (devcc.INCLUDE_DIR / "ttl" / "kernel_api.h").read_text()
+    text = (toolchain.INCLUDE_DIR / "ttl" / "kernel_api.h").read_text()
     names = _DECL.findall(text)
     for op in _UNARY.findall(text):
         names += [f"{op}_tile_init", f"{op}_tile"]

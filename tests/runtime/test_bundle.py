@@ -20,10 +20,10 @@ SHAPE = (64, 128)
 
 @pytest.fixture(scope="module")
 def eltwise_bundle(tmp_path_factory):
-    from ttl.device_build import devcc
+    from ttl.host import toolchain
 
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     tmp = tmp_path_factory.mktemp("eltwise")
     spec = f"bf16[{SHAPE[0]},{SHAPE[1]}]"
     manifest = compile_operation(

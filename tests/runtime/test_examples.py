@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from rt_bundle import ROOT, compile_operation, make_bundle
 
-from ttl.runtime import Device, devcc, load_bundle, run
+from ttl.host import toolchain
+from ttl.runtime import Device, load_bundle, run
 
 EXAMPLES = sorted((ROOT / "examples" / "basic").glob("*.py"))
 
@@ -25,8 +26,8 @@ def _module(path: Path):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_matches_numpy_reference(path, tmp_path):
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     mod = _module(path)
     manifest = compile_operation(
         str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp_path / "ttlc"

@@ -8,14 +8,15 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ttl.device_build import devcc, memmap, tilize, untilize
+from ttl.host import toolchain
+from ttl.runtime import memmap, tilize, untilize
 from ttl.runtime.errors import DeviceFault
 
 _DEFINE = re.compile(r"^#define TTL_(\w+) (0x[0-9A-Fa-f]+|\d+)u?\b", re.MULTILINE)
 
 
 def test_device_header_matches_host_memmap():
-    header = (devcc.INCLUDE_DIR / "ttl" / "device_map.h").read_text()
+    header = (toolchain.INCLUDE_DIR / "ttl" / "device_map.h").read_text()
     defines = dict(_DEFINE.findall(header))
     assert len(defines) > 60
     for name, value in defines.items():
@@ -24,7 +25,7 @@ def test_device_header_matches_host_memmap():
 
 
 def test_linker_script_local_region_matches_memmap():
-    ld = (devcc.DEVICE_DIR / "link" / "kernel.ld").read_text()
+    ld = (toolchain.DEVICE_DIR / "link" / "kernel.ld").read_text()
     m = re.search(r"ORIGIN = (0x[0-9A-Fa-f]+), LENGTH = (\d+)M", ld)
     assert (int(m[1], 16), int(m[2]) << 20) == (memmap.LOCAL_BASE, memmap.LOCAL_SIZE)
     stack = re.search(r"__stack_top - (0x[0-9A-Fa-f]+) - (0x[0-9A-Fa-f]+)", ld)
@@ -81,7 +82,7 @@ def test_untileable_shape_is_rejected():
 
 
 def test_crt0_mailbox_address_matches_memmap():
-    crt0 = (devcc.DEVICE_DIR / "link" / "crt0.S").read_text()
+    crt0 = (toolchain.DEVICE_DIR / "link" / "crt0.S").read_text()
     m = re.search(r"lui t0, (0x[0-9A-Fa-f]+)\s+sw ra, (\d+)\(t0\)", crt0)
     assert int(m[1], 16) << 12 == memmap.HART_ARGS_BASE + memmap.MAILBOX_OFFSET
     assert int(m[2]) == 4 * memmap.MB_RESUME

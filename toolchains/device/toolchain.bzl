@@ -29,8 +29,13 @@ ttl_device_toolchain = rule(
             mandatory = True,
             doc = "The compiler's version string; recorded in every compile action.",
         ),
-        "copts": attr.string_list(doc = "Flags for every device compilation."),
-        "linkopts": attr.string_list(doc = "Flags for every device link."),
+        "copts": attr.string_list(
+            doc = "Flags of this toolchain for every device compilation, after the standard " +
+                  "ones (ttl/device_build/flags.py).",
+        ),
+        "linkopts": attr.string_list(
+            doc = "Flags of this toolchain for every device link, after the standard ones.",
+        ),
         "linker_script": attr.label(mandatory = True, allow_single_file = True, doc = "Linker script."),
         "crt0": attr.label(mandatory = True, allow_single_file = True, doc = "Startup code."),
         "headers": attr.label(mandatory = True, doc = "Device headers (kernel API, <cstdint>...)."),

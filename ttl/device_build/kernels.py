@@ -77,7 +77,10 @@ def _prefix_maps(toolchain: Toolchain, source_dir: str | None, cwd: str) -> list
     for old, new in maps:
         # The compiler sees both spellings: as given on the command line, and absolute.
         for spelling in dict.fromkeys((os.path.normpath(old), os.path.abspath(old))):
-            out += [f"-ffile-prefix-map={spelling}={new}", f"-Wa,--debug-prefix-map={spelling}={new}"]
+            out += [
+                f"-ffile-prefix-map={spelling}={new}",
+                f"-Wa,--debug-prefix-map={spelling}={new}",
+            ]
     return out
 
 
@@ -215,7 +218,7 @@ def explain_failure(
     calls = manifest.get("extern_calls", [])
     notes = []
     for match in _MISSING_HEADER.finditer(output):
-        header = match.group("header").strip("\"<>")
+        header = match.group("header").strip('"<>')
         sites = [c for c in calls if c.get("header") == header] or [
             c for c in calls if c.get("kernel") == kernel.get("name")
         ]

@@ -2,7 +2,7 @@
 
 ``Operation.__call__`` calls :func:`run_operation`. The first call with given
 tensor specs runs the compiler in process (``Operation.compile``), builds the
-kernels with the device toolchain (``devcc``) into a bundle in the user cache
+kernels with the device toolchain (``ttl.device_build``) into a bundle in the user cache
 (``cache.py``) and runs it on the emulator (``bundle.run``). Later calls with
 the same specs reuse the bundle: from memory in the same process, from the
 cache directory in a new one. Nothing is recompiled unless the operation,
@@ -19,6 +19,7 @@ import inspect
 import linecache
 import sys
 import time
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +121,7 @@ def run_operation(
         f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
     ):
         results = run_bundle(bundle, *arrays, device=dev)
+    assert dev.last_report is not None  # every completed run leaves its report
     _PROFILE.calls.append(
         CallProfile.from_report(
             operation=op.name,
@@ -130,7 +132,9 @@ def run_operation(
             report=dev.last_report,
         )
     )
-    return tuple(t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results))
+    return tuple(
+        t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results, strict=True)
+    )
 
 
 def _bundle(
@@ -210,7 +214,7 @@ def _specs(
 
 def _user_loc() -> SourceLoc | None:
     """The call site in user code: the first frame outside the ttl package."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_TTL_DIR):
         frame = frame.f_back
     if frame is None:

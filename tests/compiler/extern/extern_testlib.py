@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import importlib.util
-import json
 from pathlib import Path
 from typing import Any
 
@@ -34,23 +33,12 @@ def compile_spec_example(name: str) -> CompileResult:
 
 
 def build_bundle(result: CompileResult, out: Path) -> Path:
-    """Write the kernels, build each ELF with its manifest include dirs, write the bundle."""
-    from ttl.device_build import devcc
+    """Builds the bundle of ``result`` with the JIT's device build (include paths from REPO)."""
+    from ttl.host import toolchain
 
-    kernels = out / "kernels"
-    result.write(str(kernels))
     bundle = out / "bundle"
-    (bundle / "elf").mkdir(parents=True)
-    files = {}
-    for k in result.manifest["kernels"]:
-        stem = Path(k["source"]).stem
-        elf = devcc.compile_kernel(
-            kernels / k["source"],
-            bundle / "elf" / f"{stem}.elf",
-            defines=k["defines"],
-            include_dirs=[REPO / d for d in [INCLUDE_DIR, *k["include_dirs"]]],
+    with contextlib.chdir(REPO):
+        toolchain.build_bundle(
+            bundle, result.sources, result.manifest, result.ir, include_dirs=[INCLUDE_DIR]
         )
-        files[f"elf/{stem}.elf"] = "sha256:" + hashlib.sha256(elf.read_bytes()).hexdigest()
-    data = dict(result.manifest, bundle={"format": 1, "files": files})
-    (bundle / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return bundle

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from compiler_testlib import filecheck
 
-from ttl.device_build import devcc
+from ttl.host import toolchain
 
 
 def test_prelude_order(extern_compile):
@@ -38,8 +38,8 @@ def test_descriptor_members_are_constexpr(extern_compile, tmp_path):
     """A `ttlang::DFBDescriptor<index, pages_per_block, block_count, page_size_bytes>` exposes
     those four as constexpr static members usable in constant expressions; the emitted C++
     compiles with the device toolchain."""
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     header = tmp_path / "include" / "check_descriptor.hpp"
     header.parent.mkdir()
     header.write_text(
@@ -64,7 +64,7 @@ def test_descriptor_members_are_constexpr(extern_compile, tmp_path):
     )
     r.write(str(tmp_path / "out"))
     kernel = r.manifest["kernels"][0]
-    devcc.compile_kernel(
+    toolchain.compile_kernel(
         tmp_path / "out" / kernel["source"],
         tmp_path / "k.elf",
         defines=kernel["defines"],

@@ -11,15 +11,16 @@ import numpy as np
 import pytest
 from extern_testlib import build_bundle, compile_spec_example, load_spec_examples
 
-from ttl.runtime import Device, devcc, load_bundle, run
+from ttl.host import toolchain
+from ttl.runtime import Device, load_bundle, run
 
 OPERATIONS = load_spec_examples().OPERATIONS
 
 
 @pytest.mark.parametrize("name", OPERATIONS)
 def test_extern_example_runs_and_matches_numpy(name, tmp_path):
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     module = load_spec_examples()
     bundle = load_bundle(build_bundle(compile_spec_example(name), tmp_path))
     rng = np.random.default_rng(1)
@@ -33,8 +34,8 @@ def test_extern_example_runs_and_matches_numpy(name, tmp_path):
 def test_condition_evaluations_are_repeat_safe(tmp_path):
     """ "Each evaluation must be repeat-safe." (contract of the C++ evaluations: dispatching the
     conditional example twice on one device gives the same result)"""
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     bundle = load_bundle(build_bundle(compile_spec_example("conditional_operation"), tmp_path))
     device = Device(bundle.target, bundle.grid)
     x = np.random.default_rng(3).uniform(-1, 1, (32, 128)).astype(ml_dtypes.bfloat16)

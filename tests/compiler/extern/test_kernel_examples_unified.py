@@ -15,7 +15,8 @@ import pytest
 from compiler_testlib import REPO, compile_example, filecheck, load_example
 from extern_testlib import build_bundle
 
-from ttl.runtime import Device, devcc, load_bundle, run
+from ttl.host import toolchain
+from ttl.runtime import Device, load_bundle, run
 
 NAMES = ("unified_pipeline", "kernel_handles", "composition")
 EXAMPLES = {n: REPO / "examples" / "kernels" / f"{n}.py" for n in NAMES}
@@ -118,8 +119,8 @@ def test_composition_inside_control_flow_is_rejected(extern_error):
 @pytest.mark.parametrize("name", NAMES)
 def test_kernel_example_runs_on_the_emulator(name, tmp_path):
     """Every example builds with the device toolchain and matches its NumPy reference."""
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     module = load_example(EXAMPLES[name])
     bundle = load_bundle(build_bundle(compile_example(EXAMPLES[name]), tmp_path))
     x = np.random.default_rng(2).uniform(-1, 1, (32, 128)).astype(ml_dtypes.bfloat16)

@@ -8,7 +8,7 @@ ttlc --emit=plan shows why each reuse was allowed."
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 from pathlib import Path
 
@@ -74,32 +74,22 @@ def test_conditional_pair_is_proven_and_keeps_one_condition_identity():
 
 
 def _bundle(result: CompileResult, out: Path) -> Path:
-    """Build every kernel with the device toolchain and write a bundle manifest."""
-    from ttl.device_build import devcc
+    """Builds the bundle of ``result`` with the JIT's device build (include paths from REPO)."""
+    from ttl.host import toolchain
 
-    kernels, bundle = out / "kernels", out / "bundle"
-    result.write(str(kernels))
-    (bundle / "elf").mkdir(parents=True)
-    files = {}
-    for k in result.manifest["kernels"]:
-        elf = devcc.compile_kernel(
-            kernels / k["source"],
-            bundle / "elf" / f"{Path(k['source']).stem}.elf",
-            defines=k["defines"],
-            include_dirs=[REPO / d for d in k["include_dirs"]],
-        )
-        files[f"elf/{elf.stem}.elf"] = "sha256:" + hashlib.sha256(elf.read_bytes()).hexdigest()
-    data = dict(result.manifest, bundle={"format": 1, "files": files})
-    (bundle / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    bundle = out / "bundle"
+    with contextlib.chdir(REPO):
+        toolchain.build_bundle(bundle, result.sources, result.manifest, result.ir)
     return bundle
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_kernel_example_runs_and_matches_numpy(name, tmp_path):
-    from ttl.runtime import Device, devcc, load_bundle, run
+    from ttl.host import toolchain
+    from ttl.runtime import Device, load_bundle, run
 
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     path = EXAMPLES[name]
     bundle = load_bundle(_bundle(compile_example(path), tmp_path))
     x = np.random.default_rng(2).uniform(-1, 1, (32, 128)).astype(ml_dtypes.bfloat16)

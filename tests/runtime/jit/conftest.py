@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 from jit_support import EXAMPLE_OP
 
-from ttl.host import cache, devcc, jit
+from ttl.host import cache, jit, toolchain
 from ttl.runtime.profile import Profile
 
 
@@ -24,8 +24,8 @@ def fresh_jit(tmp_path, monkeypatch):
 
 @pytest.fixture
 def needs_device_cxx():
-    if devcc.find_compiler() is None:
-        pytest.skip(f"{devcc.CXX} is not installed")
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """Compiling and linking device kernels with the resolved device toolchain.
 
-Every device build goes through one tool, tools/build_kernels.py: it compiles
-each source to a fixed object name with the sandbox path mapped away
-(`-ffile-prefix-map`, and `-Wa,--debug-prefix-map` for assembly), then links,
-so ELFs are byte-identical across output bases and machines.
+Every device build goes through one tool, tools/build_kernels.py, which runs
+`ttl.device_build` (the code the JIT runs too): the device flags are written
+down only there (ttl/device_build/flags.py); a toolchain's `copts` and
+`linkopts` come after them. Debug paths are mapped to fixed names, so ELFs are
+byte-identical across output bases, machines and the JIT.
 """
 
 DEVICE_TOOLCHAIN_TYPE = str(Label("//toolchains:device_toolchain_type"))
@@ -46,7 +47,8 @@ def device_builder_args(ctx, label, toolchain, include_dirs = [], copts = [], de
     args.add("--cxx", toolchain.cxx)
     args.add_all(toolchain.copts + copts, format_each = "--copt=%s")
     args.add_all(toolchain.linkopts, format_each = "--linkopt=%s")
-    args.add_all(include_dirs + toolchain.include_dirs, format_each = "--include_dir=%s")
+    args.add_all(include_dirs, format_each = "--include_dir=%s")
+    args.add_all(toolchain.include_dirs, format_each = "--device_include_dir=%s")
     args.add_all(defines, format_each = "--define=%s")
     args.add("--linker_script", toolchain.linker_script)
     args.add("--crt0", toolchain.crt0)

@@ -144,3 +144,49 @@ def test_bad_grid_names_the_flag_and_the_fix():
     proc = ttlc(f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--grid=big")
     assert proc.returncode == 2
     assert "ttlc: error: --grid: cannot parse grid 'big': write e.g. 4x4 or full" in proc.stderr
+
+
+def test_missing_required_flag_message():
+    proc = ttlc("--operation=eltwise_single_tile", *ARGS)
+    assert proc.returncode == 2
+    assert proc.stderr == "ttlc: error: --src and --operation are required\n"
+
+
+def test_both_clis_import_in_one_process():
+    """No flag is defined at import time, so ttlc and `ttl run` import together."""
+    code = "import ttl.host.cli, ttl.host.ttlc, ttl.rules.private.tools.ttlc"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, cwd=REPO
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_each_parse_gets_fresh_flag_values():
+    """What the Bazel worker does per request: no value leaks from an earlier request."""
+    from absl import flags
+
+    from ttl.host import cli, ttlc
+
+    first = ttlc.new_flags()
+    assert ttlc.parse_flags(["ttlc", "--src=a.py", "--operation=op", "--grid=2x2"], first) == [
+        "ttlc"
+    ]
+    assert (first.src, first.operation, first.grid) == ("a.py", "op", "2x2")
+    with pytest.raises(ttlc.FlagError, match=r"^--src and --operation are required$"):
+        ttlc.parse_flags(["ttlc", "--operation=op"], ttlc.new_flags())
+    with pytest.raises(ttlc.FlagError, match=r"^--src and --operation are required$"):
+        ttlc.parse_flags(["ttlc", "--src=", "--operation=op"], ttlc.new_flags())
+    with pytest.raises(flags.IllegalFlagValueError, match="--target=nope"):
+        ttlc.parse_flags(
+            ["ttlc", "--src=a.py", "--operation=op", "--target=nope"], ttlc.new_flags()
+        )
+    second = ttlc.new_flags()
+    ttlc.parse_flags(["ttlc", "--src=b.py", "--operation=op"], second)
+    assert second.grid is None and first.grid == "2x2"
+    run_flags = cli.new_flags()
+    assert cli.parse(["ttl", "run", "--grid=full", "prog.py", "--x"], run_flags) == [
+        "prog.py",
+        "--x",
+    ]
+    assert run_flags.grid == "full" and not run_flags.profile
+    assert "src" not in run_flags and "profile" not in second

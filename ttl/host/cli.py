@@ -20,6 +20,7 @@ import runpy
 import sys
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 from absl import app, flags
 
@@ -27,18 +28,42 @@ from ttl.compiler.evaluate import parse_grid_flag
 from ttl.errors import TTLCompileError, exit_status
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
-FLAGS = flags.FLAGS
-flags.DEFINE_enum("target", DEFAULT_TARGET, sorted(TARGETS), "Device target to emulate.")
-flags.DEFINE_string(
-    "grid", None, "Run every operation on this grid instead of its own: XxY (e.g. 4x4) or 'full'."
-)
-flags.DEFINE_boolean(
-    "profile",
-    False,
-    "After the program, print the per-call profile table "
-    "(kernels, exact instructions executed, blocks and cycles waited per DFB wait, "
-    "tiles moved, coprocessor ops); slows emulation.",
-)
+
+def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:
+    """Defines ``ttl run``'s flags in ``flag_values`` and returns it.
+
+    Nothing is defined at import time, so this module imports next to the other
+    CLIs; the console script defines them in absl's global ``FLAGS`` (for
+    ``--help``), tests may use a fresh :func:`new_flags`.
+    """
+    flags.DEFINE_enum(
+        "target",
+        DEFAULT_TARGET,
+        sorted(TARGETS),
+        "Device target to emulate.",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_string(
+        "grid",
+        None,
+        "Run every operation on this grid instead of its own: XxY (e.g. 4x4) or 'full'.",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_boolean(
+        "profile",
+        False,
+        "After the program, print the per-call profile table "
+        "(kernels, exact instructions executed, blocks and cycles waited per DFB wait, "
+        "tiles moved, coprocessor ops); slows emulation.",
+        flag_values=flag_values,
+    )
+    return flag_values
+
+
+def new_flags() -> flags.FlagValues:
+    """A fresh, unparsed ``FlagValues`` holding ``ttl run``'s flags."""
+    return define_flags(flags.FlagValues())
+
 
 USAGE = "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]"
 _INTERNAL = (
@@ -48,37 +73,37 @@ _INTERNAL = (
 )
 
 
-def parse(argv: list[str]) -> list[str]:
+def parse(argv: list[str], flag_values: flags.FlagValues) -> list[str]:
     """``ttl run <flags> program args`` -> [program, args...]; flags stop at the program."""
     if len(argv) < 2 or argv[1] != "run":
         _usage_error(f"unknown command '{argv[1]}'" if len(argv) > 1 else "no command")
-    FLAGS.set_gnu_getopt(False)  # the program's own --flags belong to the program
+    flag_values.set_gnu_getopt(False)  # the program's own --flags belong to the program
     try:
-        rest = FLAGS([argv[0], *argv[2:]])
-        parse_grid_flag(FLAGS.grid)
+        rest = flag_values([argv[0], *argv[2:]])
+        parse_grid_flag(flag_values.grid)
     except (flags.Error, ValueError) as e:
         _usage_error(str(e))
     return rest[1:]
 
 
-def _usage_error(message: str) -> None:
+def _usage_error(message: str) -> NoReturn:
     print(f"ttl: error: {message}\n{USAGE}", file=sys.stderr)
     sys.exit(2)
 
 
-def main(argv: list[str]) -> int:
-    """Runs the program; returns the exit status."""
+def main(argv: list[str], flag_values: flags.FlagValues) -> int:
+    """Runs the program with the parsed ``flag_values``; returns the exit status."""
     if not argv:
         _usage_error("no program given")
     program, args = argv[0], argv[1:]
     if not os.path.isfile(program):
         print(f"ttl run: error: no such file: {program}", file=sys.stderr)
         return 1
-    grid = parse_grid_flag(FLAGS.grid)
+    grid = parse_grid_flag(flag_values.grid)
     from ttl.host import jit, ttnn
     from ttl.runtime.errors import DeviceError
 
-    jit.configure(target=FLAGS.target, grid=grid, profile=FLAGS.profile)
+    jit.configure(target=flag_values.target, grid=grid, profile=flag_values.profile)
     ttnn.install()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
@@ -99,7 +124,7 @@ def main(argv: list[str]) -> int:
     except BaseException as e:
         print(_user_traceback(e), file=sys.stderr, end="")
         status = 1
-    if FLAGS.profile:
+    if flag_values.profile:
         sys.stdout.flush()
         print(jit.profile().table())
     return status
@@ -121,8 +146,16 @@ def _user_traceback(error: BaseException) -> str:
 
 
 def run() -> None:
-    """Console-script entry point (``ttl``)."""
-    app.run(lambda argv: sys.exit(main(argv)), flags_parser=parse)
+    """Console-script entry point (``ttl``).
+
+    The flags go into absl's global ``FLAGS`` here, in the entry point only, so
+    absl's ``--help`` and ``--helpfull`` work as usual.
+    """
+    flag_values = define_flags(flags.FLAGS)
+    app.run(
+        lambda argv: sys.exit(main(argv, flag_values)),
+        flags_parser=lambda argv: parse(argv, flag_values),
+    )
 
 
 if __name__ == "__main__":

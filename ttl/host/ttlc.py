@@ -20,25 +20,68 @@ from absl import app, flags
 from ttl.specs import TensorSpec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
-FLAGS = flags.FLAGS
-
-flags.DEFINE_string("src", None, "Python file defining the operation.")
-flags.DEFINE_string("operation", None, "Name of the @ttl.operation in --src.")
-flags.DEFINE_multi_string("arg", [], "Tensor spec of a parameter: name=bf16[256,512]. Repeat.")
-flags.DEFINE_enum("target", DEFAULT_TARGET, sorted(TARGETS), "Target device.")
-flags.DEFINE_string("grid", None, "Override the operation's grid: XxY (e.g. 4x4) or 'full'.")
-flags.DEFINE_multi_string(
-    "include_dir", [], "Header search directory for external calls, in order. Repeat."
-)
-flags.DEFINE_string("out", None, "Output directory. Without it, print the artifacts to stdout.")
-flags.DEFINE_enum("emit", "all", ["ir", "cpp", "manifest", "plan", "all"], "What to emit.")
-
 EXIT_USER_ERROR = 1
 EXIT_BAD_FLAGS = 2
+REQUIRED_FLAGS = ("src", "operation")
+_REQUIRED_MESSAGE = "--src and --operation are required"
 
 
-class _FlagError(Exception):
-    pass
+class FlagError(Exception):
+    """A bad ttlc command line; the message is printed after ``ttlc: error: ``."""
+
+
+def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:
+    """Defines ttlc's flags in ``flag_values`` and returns it.
+
+    Nothing is defined at import time, so this module imports next to the other
+    CLIs; the console script defines them in absl's global ``FLAGS`` (for
+    ``--help``), the Bazel worker in a fresh :func:`new_flags` per request.
+    """
+    flags.DEFINE_string("src", None, "Python file defining the operation.", flag_values=flag_values)
+    flags.DEFINE_string(
+        "operation", None, "Name of the @ttl.operation in --src.", flag_values=flag_values
+    )
+    flags.DEFINE_multi_string(
+        "arg",
+        [],
+        "Tensor spec of a parameter: name=bf16[256,512]. Repeat.",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_enum(
+        "target", DEFAULT_TARGET, sorted(TARGETS), "Target device.", flag_values=flag_values
+    )
+    flags.DEFINE_string(
+        "grid",
+        None,
+        "Override the operation's grid: XxY (e.g. 4x4) or 'full'.",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_multi_string(
+        "include_dir",
+        [],
+        "Header search directory for external calls, in order. Repeat.",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_string(
+        "out",
+        None,
+        "Output directory. Without it, print the artifacts to stdout.",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_enum(
+        "emit",
+        "all",
+        ["ir", "cpp", "manifest", "plan", "all"],
+        "What to emit.",
+        flag_values=flag_values,
+    )
+    flags.mark_flags_as_required(REQUIRED_FLAGS, flag_values=flag_values)
+    return flag_values
+
+
+def new_flags() -> flags.FlagValues:
+    """A fresh, unparsed ``FlagValues`` holding ttlc's flags (one per worker request)."""
+    return define_flags(flags.FlagValues())
 
 
 def _parse_args(args: Sequence[str]) -> dict[str, TensorSpec]:
@@ -46,36 +89,60 @@ def _parse_args(args: Sequence[str]) -> dict[str, TensorSpec]:
     for item in args:
         name, sep, text = item.partition("=")
         if not sep or not name.strip():
-            raise _FlagError(f"--arg {item!r}: write name=spec, e.g. a=bf16[64,64]")
+            raise FlagError(f"--arg {item!r}: write name=spec, e.g. a=bf16[64,64]")
         if name.strip() in specs:
-            raise _FlagError(f"--arg {name.strip()!r} given twice")
+            raise FlagError(f"--arg {name.strip()!r} given twice")
         try:
             specs[name.strip()] = TensorSpec.parse(text)
         except ValueError as e:
-            raise _FlagError(f"--arg {item!r}: {e}") from None
+            raise FlagError(f"--arg {item!r}: {e}") from None
     return specs
 
 
-def main(argv: Sequence[str]) -> int:
-    """absl entry point; returns the exit status."""
+def parse_flags(argv: Sequence[str], flag_values: flags.FlagValues) -> list[str]:
+    """Parses ``argv`` (program name first) into ``flag_values``; returns what is left.
+
+    Raises FlagError when --src or --operation is missing or empty, and absl's
+    ``flags.Error`` for any other bad flag.
+    """
+    try:
+        rest = flag_values(list(argv))
+    except flags.IllegalFlagValueError:
+        # Parsed, then a validator failed: the only validators are the required flags'.
+        if flag_values.is_parsed() and not _required_given(flag_values):
+            raise FlagError(_REQUIRED_MESSAGE) from None
+        raise
+    if not _required_given(flag_values):
+        raise FlagError(_REQUIRED_MESSAGE)
+    return rest
+
+
+def _required_given(flag_values: flags.FlagValues) -> bool:
+    return all(flag_values[name].value for name in REQUIRED_FLAGS)
+
+
+def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
+    """Compiles with the parsed ``flag_values``; ``argv`` is what parsing left.
+
+    Returns the exit status.
+    """
     from ttl.errors import TTLCompileError
 
+    fv = flag_values
     try:
         if len(argv) > 1:
-            raise _FlagError(f"unexpected positional arguments: {' '.join(argv[1:])}")
-        if not FLAGS.src or not FLAGS.operation:
-            raise _FlagError("--src and --operation are required")
-        specs = _parse_args(FLAGS.arg)
+            raise FlagError(f"unexpected positional arguments: {' '.join(argv[1:])}")
+        specs = _parse_args(fv.arg)
         from ttl.compiler.evaluate import parse_grid_flag
 
-        grid = parse_grid_flag(FLAGS.grid)
-    except (_FlagError, ValueError) as e:
+        grid = parse_grid_flag(fv.grid)
+    except (FlagError, ValueError) as e:
         print(f"ttlc: error: {e}", file=sys.stderr)
         return EXIT_BAD_FLAGS
     from ttl.compiler.driver import load_operation
 
     try:
-        op = load_operation(FLAGS.src, FLAGS.operation)
+        op = load_operation(fv.src, fv.operation)
     except (OSError, LookupError) as e:
         print(f"ttlc: error: {e}", file=sys.stderr)
         return EXIT_BAD_FLAGS
@@ -83,16 +150,14 @@ def main(argv: Sequence[str]) -> int:
         print(e.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     try:
-        result = op.compile(
-            specs, target=FLAGS.target, grid=grid, include_dirs=tuple(FLAGS.include_dir)
-        )
+        result = op.compile(specs, target=fv.target, grid=grid, include_dirs=tuple(fv.include_dir))
     except TTLCompileError as e:
         print(e.render(), file=sys.stderr)
         return EXIT_USER_ERROR
-    if FLAGS.out:
-        result.write(FLAGS.out, FLAGS.emit)
+    if fv.out:
+        result.write(fv.out, fv.emit)
     else:
-        files = result.files(FLAGS.emit)
+        files = result.files(fv.emit)
         for name in files:
             if len(files) > 1:
                 print(f"// ----- {name}")
@@ -100,17 +165,22 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _flags_parser(argv: list[str]) -> list[str]:
-    try:
-        return FLAGS(argv)
-    except flags.Error as e:
-        print(f"ttlc: error: {e}", file=sys.stderr)
-        sys.exit(EXIT_BAD_FLAGS)
-
-
 def run() -> None:
-    """Console-script entry point (``ttlc``)."""
-    app.run(lambda argv: sys.exit(main(argv)), flags_parser=_flags_parser)
+    """Console-script entry point (``ttlc``).
+
+    The flags go into absl's global ``FLAGS`` here, in the entry point only, so
+    absl's ``--help``, ``--helpfull`` and ``--flagfile`` work as usual.
+    """
+    flag_values = define_flags(flags.FLAGS)
+
+    def flags_parser(argv: list[str]) -> list[str]:
+        try:
+            return parse_flags(argv, flag_values)
+        except (FlagError, flags.Error) as e:
+            print(f"ttlc: error: {e}", file=sys.stderr)
+            sys.exit(EXIT_BAD_FLAGS)
+
+    app.run(lambda argv: sys.exit(main(argv, flag_values)), flags_parser=flags_parser)
 
 
 if __name__ == "__main__":

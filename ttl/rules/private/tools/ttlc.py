@@ -29,12 +29,16 @@ import os
 import shutil
 import sys
 import traceback
+from typing import TYPE_CHECKING
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-import worker_protocol
+if TYPE_CHECKING:  # the type checker sees the tools as modules of the ttl package
+    from ttl.rules.private.tools import worker_protocol
+else:  # Bazel runs this file as a script: worker_protocol sits next to it
+    import worker_protocol
 
 _WRAPPER_FLAGS = {
     "--action_input": "inputs",
@@ -110,30 +114,30 @@ def _from_stage(module, stage: str) -> bool:
     return any(os.path.abspath(p).startswith(prefix) for p in locations)
 
 
-def _load_compiler():
-    """The compiler's flag-parsing entry point: `main(argv)` after absl parses FLAGS."""
-    cli = importlib.import_module("ttl.host.ttlc")
-    return cli
-
-
 def _call_compiler(argv: list[str]) -> int:
+    """Runs ttlc on ``argv`` with its flags parsed into a fresh ``FlagValues``.
+
+    A fresh ``FlagValues`` per request (never absl's global ``FLAGS``) means no
+    value of an earlier request survives, with no ``unparse_flags`` needed.
+    """
     from absl import flags
 
     from ttl.errors import exit_status
+    from ttl.host import ttlc as cli  # stays imported across requests
 
-    cli = _load_compiler()
-    FLAGS = flags.FLAGS
-    FLAGS.unparse_flags()
+    flag_values = cli.new_flags()
     try:
-        remaining = FLAGS(["ttlc", *argv])
+        remaining = cli.parse_flags(["ttlc", *argv], flag_values)
+    except cli.FlagError as error:
+        print(f"ttlc: error: {error}", file=sys.stderr)
+        return 2
     except flags.Error as error:
         print(f"ttlc: {error}", file=sys.stderr)
         return 2
     try:
-        code = cli.main(remaining)
+        return cli.main(remaining, flag_values)
     except SystemExit as stop:
-        code = stop.code
-    return exit_status(code)
+        return exit_status(stop.code)
 
 
 def _finish_outputs(own: dict) -> None:

@@ -11,6 +11,7 @@ from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.values import (
     Affine,
@@ -27,7 +28,7 @@ from ttl.math import UNARY_FUNCTIONS
 _STATIC_BUILTINS = {builtins.min, builtins.max, builtins.abs, builtins.int, builtins.len}
 
 
-class CallsMixin:
+class CallsMixin(MixinBase):
     """Call visitors and the block protocol (mixed into KernelCompiler)."""
 
     # ------------------------------------------------------------ calls

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import i32
 from xdsl.ir import Block, Region, SSAValue
 
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.scopes import assigned_names
 from ttl.compiler.frontend.values import (
     IDENT,
@@ -28,7 +29,7 @@ from ttl.compiler.frontend.values import (
 )
 
 
-class ControlFlowMixin:
+class ControlFlowMixin(MixinBase):
     """Statement visitors for structured control flow (mixed into KernelCompiler)."""
 
     # ------------------------------------------------------------ control flow
@@ -135,7 +136,7 @@ class ControlFlowMixin:
         self.vars = saved
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):
             self.bind(name, Dyn(res, kind))
-        self._poison_after(other + [node.target.id], node, "for loop")
+        self._poison_after([*other, node.target.id], node, "for loop")
 
     def _loop_body(
         self, block: Block, node: ast.For | ast.While, carried: list[str], kinds: list[str]

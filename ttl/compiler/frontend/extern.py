@@ -19,6 +19,7 @@ from xdsl.ir import Attribute, SSAValue
 from ttl import dsl, extern
 from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
+from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import Selection, parse_selector
 from ttl.compiler.frontend.static_count import static_count
 from ttl.compiler.frontend.values import BlockHandle, Dyn, SliceVal
@@ -97,7 +98,7 @@ def extern_arguments(compiler: Any, node: ast.Call) -> dict[str, ast.expr]:
         )
     kw: dict[str, ast.expr] = dict(zip(("header", "callee"), node.args, strict=False))
     for k in node.keywords:
-        if k.arg is None or k.arg not in _KEYWORDS + ("header", "callee") or k.arg in kw:
+        if k.arg is None or k.arg not in (*_KEYWORDS, "header", "callee") or k.arg in kw:
             compiler.fail(
                 f"ttl.call_extern_func() got an unexpected keyword argument '{k.arg}'",
                 k.value,
@@ -107,7 +108,7 @@ def extern_arguments(compiler: Any, node: ast.Call) -> dict[str, ast.expr]:
     return kw
 
 
-class ExternMixin:
+class ExternMixin(MixinBase):
     """External calls and their wrappers (mixed into KernelCompiler)."""
 
     # ------------------------------------------------------------ dispatch

@@ -1,0 +1,121 @@
+"""Typed contracts between the kernel frontend's mixins and their host class.
+
+:class:`~ttl.compiler.frontend.kernel.KernelCompiler` is assembled from
+``ast.NodeVisitor`` and three mixins (:class:`~.control.ControlFlowMixin`,
+:class:`~.calls.CallsMixin`, :class:`~.extern.ExternMixin`). Each mixin calls
+methods and reads state that another part of the class defines.
+:class:`KernelCompilerProtocol` lists exactly those members: the state and
+helpers of ``KernelCompiler`` itself, ``NodeVisitor.visit``, and the few methods
+one mixin borrows from another (``_kind``, ``release``,
+``call_extern_intrinsic``).
+
+How the mixins use it: each mixin derives from :data:`MixinBase`, which is the
+protocol while type checking and plain ``object`` at run time::
+
+    class CallsMixin(MixinBase): ...
+
+Deriving from the protocol (instead of annotating ``self: KernelCompilerProtocol``
+on every method) keeps the mixins' own helpers visible to each other without
+listing them in the protocol, and makes mypy check every definition in
+``KernelCompiler`` and the mixins against the declared signatures. At run time
+the classes and their MRO are unchanged (the mixins derive from ``object``), so
+the protocol is never instantiated or consulted. ``KernelCompiler`` lists
+``ast.NodeVisitor`` first among the places ``visit`` may come from only for the
+type checker's benefit: see :data:`MixinBase`.
+
+:class:`Reporter` is the smaller contract of the helpers that only report
+errors (selector and ``ttl.call_extern_func`` argument parsing), shared by the
+kernel compiler and the unified-operation splitter.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from ttl import dsl
+from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.values import BlockHandle, Dyn
+from ttl.compiler.model import OperationModel, ThreadModel
+from ttl.errors import TTLCompileError
+
+if TYPE_CHECKING:
+    from ttl.compiler.frontend.kernel import ModuleSymbols
+
+
+class Reporter(Protocol):
+    """Reports a compile error at an AST node."""
+
+    def fail(self, message: str, node: ast.AST, hint: str) -> NoReturn: ...
+
+
+class KernelCompilerProtocol(Protocol):
+    """What the frontend mixins use from the class they are mixed into."""
+
+    # ------------------------------------------------------------ state
+    model: OperationModel
+    thread: ThreadModel
+    symbols: ModuleSymbols
+    is_compute: bool
+    vars: dict[str, Any]  # name -> frontend value (see values.py)
+    blocks: list[Block]  # innermost last: where emit() appends
+    handles: list[BlockHandle]  # every block acquired so far
+    loop_depth: int
+    stmt: ast.AST  # the statement being compiled (the location of emitted ops)
+
+    # ------------------------------------------------------------ ast.NodeVisitor
+    def visit(self, node: ast.AST) -> Any: ...
+
+    # ------------------------------------------------------------ KernelCompiler
+    def visit_body(self, stmts: list[ast.stmt]) -> None: ...
+
+    def error(self, message: str, node: ast.AST, hint: str | None = None) -> TTLCompileError: ...
+
+    def fail(self, message: str, node: ast.AST, hint: str | None = None) -> NoReturn: ...
+
+    def emit(self, op: Operation) -> Operation: ...
+
+    def ref(self, obj: dsl.TensorArg | dsl.DataflowBuffer, node: ast.AST) -> SSAValue: ...
+
+    def to_ssa(self, v: Any, node: ast.AST) -> SSAValue: ...
+
+    def describe(self, v: Any) -> str: ...
+
+    def bind(self, name: str, value: Any) -> None: ...
+
+    def truth(self, v: Any, node: ast.AST) -> SSAValue: ...
+
+    def _assign_target(self, target: ast.expr, value: Any) -> None: ...
+
+    def block_operand(self, v: Any, node: ast.AST) -> bx.Expr: ...
+
+    def int_binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Dyn: ...
+
+    # ------------------------------------------------------------ borrowed between mixins
+    def _kind(self, v: Any) -> str: ...  # ControlFlowMixin
+
+    def release(self, h: BlockHandle, node: ast.AST, implicit: bool) -> None: ...  # CallsMixin
+
+    def call_extern_intrinsic(self, name: str, node: ast.Call) -> Any: ...  # ExternMixin
+
+
+if TYPE_CHECKING:
+
+    class MixinBase(ast.NodeVisitor, KernelCompilerProtocol):
+        """The mixins' base for mypy: the protocol, after ``ast.NodeVisitor``.
+
+        ``ast.NodeVisitor`` comes first so that its ``visit`` implements the
+        protocol's (a protocol method with an empty body counts as abstract, and
+        ``KernelCompiler(...)`` would be rejected as instantiating an abstract class).
+        """
+
+        # Re-declared: the mixins rebind these. A bare annotation in a protocol is an
+        # abstract member, and mypy lets a subclass's ``self.x = ...`` define a new
+        # attribute (of the first assigned value's type) instead of checking it.
+        vars: dict[str, Any]
+        stmt: ast.AST
+
+else:
+    MixinBase = object

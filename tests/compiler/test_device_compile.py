@@ -1,68 +1,48 @@
-"""Every emitted kernel of every example compiles with the device toolchain.
+"""Every emitted kernel of every example builds with the device build (ttl.device_build).
 
-The compile uses exactly the defines the manifest lists for each kernel, so
-this also checks that the manifest and the sources agree.
+The build uses exactly the defines the manifest lists for each kernel, so
+this also checks that the manifest and the sources agree; warnings are errors.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
+import dataclasses
 
 import pytest
-from compiler_testlib import EXAMPLES, REPO, compile_example
+from compiler_testlib import EXAMPLES, compile_example
 
-GXX = "riscv64-unknown-elf-g++"
-INCLUDE = REPO / "ttl" / "runtime" / "device" / "include"
-FLAGS = [
-    "-march=rv32im",
-    "-mabi=ilp32",
-    "-O2",
-    "-ffreestanding",
-    "-fno-exceptions",
-    "-fno-rtti",
-    "-nostdinc++",
-    "-std=c++17",
-    "-Wall",
-    "-Werror",
-]
+from ttl.device_build.kernels import DeviceBuildError, KernelBuild, build_elf, manifest_builds
+from ttl.host import toolchain
 
 
-def _require_toolchain() -> None:
-    if shutil.which(GXX) is None:
-        pytest.skip(f"{GXX} is not installed")
+def _strict_toolchain():
+    """This machine's device toolchain, with -Werror added to the standard flags."""
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     for header in ("cstdint", "cstddef", "ttl/kernel_api.h"):
-        if not (INCLUDE / header).exists():
-            pytest.skip(f"device header {header} not provided yet in {INCLUDE}")
+        if not (toolchain.INCLUDE_DIR / header).exists():
+            pytest.skip(f"device header {header} not provided in {toolchain.INCLUDE_DIR}")
+    return dataclasses.replace(toolchain.local_toolchain(), copts=("-Werror",))
 
 
 @pytest.mark.parametrize("target", ["wormhole_b0", "blackhole"])
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_kernels_compile_for_device(path, target, tmp_path):
-    _require_toolchain()
+    strict = _strict_toolchain()
     result = compile_example(path, target=target)
     result.write(str(tmp_path))
-    assert result.manifest["kernels"], "an example without kernels tests nothing"
-    for kernel in result.manifest["kernels"]:
-        defines = [f"-D{k}={v}" for k, v in sorted(kernel["defines"].items())]
-        obj = tmp_path / (kernel["name"] + ".o")
-        cmd = [GXX, *FLAGS, f"-I{INCLUDE}", *defines, "-c", str(tmp_path / kernel["source"])]
-        proc = subprocess.run([*cmd, "-o", str(obj)], check=False, capture_output=True, text=True)
-        assert proc.returncode == 0, f"{kernel['source']}:\n{proc.stderr}"
-        assert obj.stat().st_size > 0
+    builds = manifest_builds(result.manifest, str(tmp_path))
+    assert builds, "an example without kernels tests nothing"
+    for _, build in builds:
+        build_elf(strict, build, str(tmp_path / "elf"), source_dir=str(tmp_path))
+        assert (tmp_path / "elf" / f"{build.stem}.elf").stat().st_size > 0
 
 
 def test_missing_compile_time_arg_fails_to_compile(tmp_path):
     """Negative control: without the manifest's defines the kernel must not compile."""
-    _require_toolchain()
+    strict = _strict_toolchain()
     result = compile_example(EXAMPLES[0])
     result.write(str(tmp_path))
-    src = tmp_path / result.manifest["kernels"][0]["source"]
-    proc = subprocess.run(
-        [GXX, *FLAGS, f"-I{INCLUDE}", "-c", str(src), "-o", str(tmp_path / "x.o")],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode != 0
-    assert "KERNEL_COMPILE_TIME_ARG_0" in proc.stderr
+    source = str(tmp_path / result.manifest["kernels"][0]["source"])
+    with pytest.raises(DeviceBuildError, match="KERNEL_COMPILE_TIME_ARG_0"):
+        build_elf(strict, KernelBuild(stem="x", sources=(source,)), str(tmp_path))

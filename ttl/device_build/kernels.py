@@ -134,6 +134,7 @@ def build_elf(
             f"or set {flags.CXX_ENV} to a C++ compiler that targets rv32im/ilp32"
         )
     cwd = os.getcwd()
+    os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"ttl-{build.stem}-") as objs:
         for command in commands(toolchain, build, out_dir, objs, source_dir=source_dir, cwd=cwd):
             proc = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -186,7 +187,6 @@ def build_manifest(
     builds = manifest_builds(manifest, kernels_dir, include_dirs, defines)
     if not builds:
         raise DeviceBuildError(f"{label}: the manifest lists no kernels")
-    os.makedirs(out_dir, exist_ok=True)
 
     def run(item: tuple[dict[str, Any], KernelBuild]) -> str | None:
         kernel, build = item

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import textwrap
 import ml_dtypes
 import numpy as np
 import pytest
-from jit_support import EXAMPLE_OP, ROOT
+from jit_support import EXAMPLE_OP, GUARDED_STATIC, ROOT
 
 from ttl.errors import TTLCompileError
 from ttl.host import cache, jit
@@ -227,3 +228,15 @@ def test_compile_error_is_a_located_diagnostic(needs_device_cxx, tmp_path):
         op(x, x)
     assert str(src) in info.value.render()
     assert cache.STATS.misses == 0  # nothing half-built in the cache
+
+
+def test_external_header_with_a_guarded_static_builds_and_runs(needs_device_cxx, monkeypatch):
+    """A function-local static with a dynamic initialiser needs -fno-threadsafe-statics."""
+    spec = importlib.util.spec_from_file_location("guarded_static", GUARDED_STATIC)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(ROOT)
+    x = np.random.default_rng(5).uniform(-2, 2, (32, 128)).astype(ml_dtypes.bfloat16)
+    y = np.zeros_like(x)
+    module.guarded_static(x, y, include_dirs=("examples/extern/include",))
+    np.testing.assert_array_equal(y, module.reference(x))

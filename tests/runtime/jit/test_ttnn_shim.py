@@ -52,7 +52,7 @@ def test_operation_writes_into_ttnn_tensors(add_mul):
 
 def test_from_torch_without_torch_says_what_to_do(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
-    with pytest.raises(ImportError, match="need torch.*pip install torch.*NumPy arrays"):
+    with pytest.raises(ImportError, match=r"need torch.*pip install torch.*NumPy arrays"):
         ttnn.from_torch(np.zeros((32, 32)))
 
 
@@ -64,5 +64,5 @@ def test_from_torch_and_to_torch_round_trip():
     assert back.dtype == torch.bfloat16 and tuple(back.shape) == (32, 64)
     assert torch.equal(back, src.to(torch.bfloat16))
     assert ttnn.from_torch(src).layout is ttnn.ROW_MAJOR_LAYOUT  # ttnn's default
-    with pytest.raises(TypeError, match="ttnn.bfloat16 or ttnn.float32"):
+    with pytest.raises(TypeError, match=r"ttnn\.bfloat16 or ttnn\.float32"):
         ttnn.from_torch(torch.zeros((32, 32), dtype=torch.int32))

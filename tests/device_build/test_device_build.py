@@ -1,0 +1,107 @@
+"""ttl.device_build: one flag list, reproducible ELFs, the bundle writer."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ttl.device_build import bundle, flags
+from ttl.device_build.kernels import DeviceBuildError, KernelBuild, build_elf, explain_failure
+from ttl.host import toolchain
+
+KERNEL = """\
+#include <cstdint>
+#include "ttl/kernel_api.h"
+uint32_t next_id() { static uint32_t counter = get_arg_val<uint32_t>(0); return counter++; }
+void kernel_main() { volatile uint32_t id = next_id(); (void)id; }
+"""
+
+
+@pytest.fixture
+def local():
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{flags.default_cxx()} is not installed")
+    return toolchain.local_toolchain()
+
+
+def test_flags_are_freestanding_without_thread_safe_statics():
+    assert "-fno-threadsafe-statics" in flags.COPTS
+    assert "-Wl,--gc-sections" in flags.LINKOPTS
+    assert flags.COPTS[:2] == flags.LINKOPTS[:2] == ("-march=rv32im", "-mabi=ilp32")
+
+
+def _build_in(local, where: Path) -> bytes:
+    (where / "kernels").mkdir(parents=True)
+    (where / "kernels" / "k.cc").write_text(KERNEL)
+    build = KernelBuild(stem="k", sources=(str(where / "kernels" / "k.cc"),))
+    build_elf(local, build, str(where / "elf"), source_dir=str(where / "kernels"))
+    return (where / "elf" / "k.elf").read_bytes()
+
+
+def test_a_guarded_static_links_and_the_elf_does_not_depend_on_paths(local, tmp_path, monkeypatch):
+    first = _build_in(local, tmp_path / "one")
+    monkeypatch.chdir(tmp_path)  # another working directory too
+    second = _build_in(local, tmp_path / "elsewhere" / "two")
+    assert first == second
+    assert str(tmp_path).encode() not in first
+    assert b"kernels/k.cc" in first
+
+
+def test_a_compile_error_is_a_device_build_error_with_the_compiler_output(local, tmp_path):
+    (tmp_path / "bad.cc").write_text("void kernel_main() { undeclared(); }\n")
+    with pytest.raises(DeviceBuildError, match="'undeclared' was not declared"):
+        build_elf(
+            local, KernelBuild(stem="bad", sources=(str(tmp_path / "bad.cc"),)), str(tmp_path)
+        )
+
+
+def test_a_missing_compiler_says_what_to_install(local, tmp_path):
+    missing = type(local)(
+        cxx="/nonexistent/g++", include_dirs=(), crt0=local.crt0, linker_script=local.linker_script
+    )
+    with pytest.raises(
+        DeviceBuildError, match="install gcc-riscv64-unknown-elf, or set TTL_DEVICE_CXX"
+    ):
+        build_elf(missing, KernelBuild(stem="k", sources=()), str(tmp_path))
+
+
+def test_a_missing_header_names_the_extern_call_and_what_to_declare():
+    manifest = {
+        "extern_calls": [
+            {"header": "mine.hpp", "kernel": "compute", "loc": {"file": "op.py", "line": 7}}
+        ]
+    }
+    output = "kernels/compute.cpp:3:10: fatal error: mine.hpp: No such file or directory\n"
+    text = explain_failure(
+        "//pkg:op", {"name": "compute", "source": "compute.cpp"}, output, manifest
+    )
+    assert text.startswith(
+        "//pkg:op: undeclared header `mine.hpp`, included from kernels/compute.cpp:3 "
+        "(ttl.call_extern_func of `mine.hpp` at op.py:7): add it to `hdrs` of //pkg:op"
+    )
+    assert text.endswith(output)
+
+
+def test_bundle_writer_records_a_hash_of_every_file(tmp_path):
+    (tmp_path / "k").mkdir()
+    (tmp_path / "k" / "a.cpp").write_text("int a;\n")
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / "a.elf").write_bytes(b"\x7fELF")
+    out = tmp_path / "out"
+    data = bundle.write_bundle(
+        str(out), {"kernels": []}, str(tmp_path / "k"), str(tmp_path / "e"), "ir\n"
+    )
+    assert data["bundle"] == {
+        "format": bundle.BUNDLE_FORMAT,
+        "files": {
+            "elf/a.elf": bundle.digest_bytes(b"\x7fELF"),
+            "kernels/a.cpp": bundle.digest_bytes(b"int a;\n"),
+            "operation.mlir": bundle.digest_bytes(b"ir\n"),
+        },
+    }
+    assert json.loads((out / "manifest.json").read_text()) == data
+    assert (out / "manifest.json").read_text() == bundle.dumps_manifest(data)
+    assert sorted(os.listdir(out)) == ["elf", "kernels", "manifest.json", "operation.mlir"]

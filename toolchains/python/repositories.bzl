@@ -46,19 +46,28 @@ def _run(rctx, args, what, timeout = 1800):
 
 def _ttl_python_repository_impl(rctx):
     python = _find_python(rctx)
-    version = _run(rctx, [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                   "Probing the Python interpreter {}".format(python)).strip()
+    version = _run(
+        rctx,
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        "Probing the Python interpreter {}".format(python),
+    ).strip()
     major, minor = version.split(".")
     if int(major) != 3 or int(minor) < 11:
         fail("Python {} at {} is too old: ttl needs Python 3.11+. Set {} to a newer interpreter.".format(
-            version, python, _PYTHON_ENV))
+            version,
+            python,
+            _PYTHON_ENV,
+        ))
 
     # Resolve the real executable (a pyenv shim or a symlink is not stable).
     python = _run(rctx, [python, "-c", "import sys; print(sys.executable)"], "Resolving python").strip()
 
     lock = rctx.path(rctx.attr.requirements_lock)
-    _run(rctx, [python, "-m", "venv", "venv"],
-         "Creating the virtual environment (Debian: apt-get install python3-venv)")
+    _run(
+        rctx,
+        [python, "-m", "venv", "venv"],
+        "Creating the virtual environment (Debian: apt-get install python3-venv)",
+    )
     _run(
         rctx,
         [

@@ -261,8 +261,18 @@ ttl_operation_rule = rule(
     fragments = ["platform"],
 )
 
-def ttl_operation(name, src, operation, args = None, deps = [], hdrs = [], target = "wormhole_b0",
-                  grid = "", defines = [], copts = [], **kwargs):
+def ttl_operation(
+        name,
+        src,
+        operation,
+        args = None,
+        deps = [],
+        hdrs = [],
+        target = "wormhole_b0",
+        grid = "",
+        defines = [],
+        copts = [],
+        **kwargs):
     """Compiles a TT-Lang operation into a dispatchable bundle (`<name>.bundle/`).
 
     Args:
@@ -325,9 +335,17 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         **kwargs
     )
 
-def ttl_operation_test(name, operation, srcs, reference = "reference", seed = 0,
-                       rtol = "0.0078125", atol = "0.0078125", deps = [], size = "small",
-                       **kwargs):
+def ttl_operation_test(
+        name,
+        operation,
+        srcs,
+        reference = "reference",
+        seed = 0,
+        rtol = "0.0078125",
+        atol = "0.0078125",
+        deps = [],
+        size = "small",
+        **kwargs):
     """A py_test that dispatches `operation`'s bundle on the emulator and checks it against NumPy.
 
     The inputs are seeded random tensors (uniform in [-1, 1), rounded to each

@@ -10,6 +10,7 @@ the new version (changing TTL_DEVICE_CXX or PATH re-runs this automatically).
 
 _CXX_ENV = "TTL_DEVICE_CXX"
 _DEFAULT_CXX = "riscv64-unknown-elf-g++"
+
 # A configuration-time probe only; the device build flags are ttl/device_build/flags.py.
 _PROBE_FLAGS = ["-march=rv32im", "-mabi=ilp32", "-ffreestanding", "-fno-exceptions", "-fno-rtti"]
 

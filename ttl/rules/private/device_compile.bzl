@@ -61,8 +61,16 @@ def device_builder_inputs(toolchain, inputs, headers):
         transitive = [headers, toolchain.headers],
     )
 
-def device_link_elf(ctx, builder, toolchain, srcs, hdrs, output, defines = [], copts = [],
-                    progress_message = None):
+def device_link_elf(
+        ctx,
+        builder,
+        toolchain,
+        srcs,
+        hdrs,
+        output,
+        defines = [],
+        copts = [],
+        progress_message = None):
     """Compiles `srcs` with the device toolchain and links them into the ELF `output`.
 
     Args:

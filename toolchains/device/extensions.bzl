@@ -2,7 +2,7 @@
 
 load(":repositories.bzl", "ttl_device_cxx_repository")
 
-def _device_impl(module_ctx):
+def _device_impl(_module_ctx):
     ttl_device_cxx_repository(name = "ttl_device_cxx")
 
 device = module_extension(

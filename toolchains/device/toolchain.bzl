@@ -1,6 +1,6 @@
 """The `ttl_device_toolchain` rule: a RISC-V C++ compiler for device kernels."""
 
-load("//ttl/rules/private:providers.bzl", "DeviceToolchainInfo")
+load("//ttl/rules:defs.bzl", "DeviceToolchainInfo")
 
 def _include_dir(label, include_prefix):
     parts = [p for p in [label.workspace_root, label.package, include_prefix] if p]

@@ -22,6 +22,12 @@ def device_toolchain(ctx):
 
     Fails with what to register when only the fallback toolchain matched.
     Rules calling this must declare `fragments = ["platform"]`.
+
+    Args:
+      ctx: the rule context.
+
+    Returns:
+      The `DeviceToolchainInfo` of the resolved device toolchain.
     """
     info = ctx.toolchains[DEVICE_TOOLCHAIN_TYPE].device
     if info == None:

@@ -26,7 +26,14 @@ _DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
 _DIGITS = "0123456789"
 
 def spec_error(spec):
-    """None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not."""
+    """Checks a tensor spec string.
+
+    Args:
+      spec: the spec, e.g. `bf16[64,64]` (optionally with `:layout`).
+
+    Returns:
+      None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not.
+    """
     text = spec.replace(" ", "")
     layout_sep = text.rfind(":")
     if layout_sep > text.rfind("]"):

@@ -2,7 +2,10 @@
 # Installs everything ttl-bazel needs on Debian 12 (idempotent):
 #   Debian packages: Bazel 4.2.3 (bazel-bootstrap) with Debian's rules_java and
 #   platforms, the RISC-V GCC for device kernels, nginx (remote-cache tests),
-#   Python 3 with venv; then the Python environment .venv from requirements.lock.
+#   Python 3 with venv, Node.js and npm (when node or npm is missing); then the
+#   Python environment .venv from requirements.lock (the package and the dev
+#   tools) and requirements-test.lock (torch, for the tests that need it), and
+#   the pinned npm dev tools (buildifier) into node_modules with `npm ci`.
 # Works as root or as a user with sudo. On another OS it prints what to install.
 set -euo pipefail
 
@@ -31,7 +34,11 @@ Install the equivalents yourself, then run the README's commands:
   - Python 3.11+ with venv, then:
       python3 -m venv .venv
       .venv/bin/pip install --require-hashes -r requirements.lock
+      .venv/bin/pip install --require-hashes -r requirements-test.lock
       .venv/bin/pip install --no-deps --no-build-isolation -e .
+    (requirements-test.lock holds torch's CPU build for Linux x86_64: elsewhere,
+    install torch==2.13.0 for your platform instead)
+  - Node.js and npm, then: npm ci   (buildifier, pinned in package-lock.json)
 MSG
   exit 1
 }
@@ -60,7 +67,12 @@ as_root() {
 
 install_debian_packages() {
   local missing=()
-  for package in "${DEBIAN_PACKAGES[@]}"; do
+  local wanted=("${DEBIAN_PACKAGES[@]}")
+  # Node.js runs the pinned buildifier (npm package); any node and npm will do.
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    wanted+=(nodejs npm)
+  fi
+  for package in "${wanted[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
       missing+=("$package")
     fi
@@ -78,19 +90,38 @@ install_python_environment() {
   local venv="$ROOT/.venv"
   local stamp="$venv/.requirements.lock.sha256"
   local want
-  want="$(sha256sum "$ROOT/requirements.lock" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)"
+  want="$(sha256sum "$ROOT/requirements.lock" "$ROOT/requirements-test.lock" "$ROOT/pyproject.toml" |
+    sha256sum | cut -d' ' -f1)"
   if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-    echo "setup: .venv up to date with requirements.lock"
+    echo "setup: .venv up to date with requirements.lock and requirements-test.lock"
     return
   fi
-  echo "setup: creating .venv from requirements.lock"
+  echo "setup: creating .venv from requirements.lock and requirements-test.lock"
   /usr/bin/python3 -m venv --clear "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$ROOT/requirements.lock"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e "$ROOT"
+  local pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
+  "${pip[@]}" --require-hashes -r "$ROOT/requirements.lock"
+  # torch (CPU build) for the tests that need it; kept out of requirements.lock,
+  # from which Bazel builds its own, smaller Python environment.
+  "${pip[@]}" --require-hashes -r "$ROOT/requirements-test.lock"
+  "${pip[@]}" --no-deps --no-build-isolation -e "$ROOT"
+  echo "$want" >"$stamp"
+}
+
+install_node_tools() {
+  local stamp="$ROOT/node_modules/.package-lock.json.sha256"
+  local want
+  want="$(sha256sum "$ROOT/package.json" "$ROOT/package-lock.json" | sha256sum | cut -d' ' -f1)"
+  if [[ -x "$ROOT/node_modules/.bin/buildifier" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "setup: node_modules up to date with package-lock.json"
+    return
+  fi
+  echo "setup: installing the npm dev tools (buildifier) from package-lock.json"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
   echo "$want" >"$stamp"
 }
 
 check_os
 install_debian_packages
 install_python_environment
+install_node_tools
 echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"

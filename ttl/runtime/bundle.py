@@ -213,7 +213,8 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
 
 def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> tuple:
     handles = {
-        sig.name: dev.write_tensor(arr, sig.dtype) for sig, arr in zip(bundle.tensors, arrays)
+        sig.name: dev.write_tensor(arr, sig.dtype)
+        for sig, arr in zip(bundle.tensors, arrays, strict=True)
     }
     args = [handles[a["tensor"]].address for a in bundle.per_node_args]
     program = Program(
@@ -222,7 +223,7 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
     )
     dev.launch(program)
     results = []
-    for sig, original, array in zip(bundle.tensors, tensors, arrays):
+    for sig, original, array in zip(bundle.tensors, tensors, arrays, strict=True):
         if not sig.written:  # no kernel writes it: DRAM still holds the input
             results.append(original)
             continue
@@ -244,7 +245,7 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
             f"{bundle.operation} takes {len(sigs)} tensors ({names}), got {len(tensors)}"
         )
     arrays = []
-    for sig, t in zip(sigs, tensors):
+    for sig, t in zip(sigs, tensors, strict=True):
         arr = to_numpy(t)
         want = data_format(sig.dtype)
         if arr.dtype != want.dtype:

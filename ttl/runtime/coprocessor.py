@@ -13,6 +13,7 @@ Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -80,8 +81,9 @@ class Coprocessor:
         self._written = self.dst[:0]
         self.commands = 0
         self._views: dict[tuple[int, int], np.ndarray] = {}
-        self._compiled: dict[tuple[int, ...], object] = {}
-        self._compilers = {
+        self._compiled: dict[tuple[int, ...], Callable[[], object]] = {}
+        # opcode -> resolver of the command's words into a callable (see _compile)
+        self._compilers: dict[int, Callable[..., Callable[[], object]]] = {
             memmap.COP_ACQUIRE: self._acquire,
             memmap.COP_UNPACK: self._unpack,
             memmap.COP_BINARY: self._binary,
@@ -112,7 +114,7 @@ class Coprocessor:
                 run = self._compile(cmd)
             run()
 
-    def _compile(self, cmd: tuple[int, ...]):
+    def _compile(self, cmd: tuple[int, ...]) -> Callable[[], object]:
         """Validates ``cmd`` and resolves it into a callable (cached); faults name its call site."""
         op, *args, ra = cmd
         make = self._compilers.get(op)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from ttl.runtime.errors import LaunchError
 from ttl.runtime.hart import Hart
 from ttl.runtime.noc import Noc
 from ttl.runtime.node import Node
-from ttl.runtime.program import Program
+from ttl.runtime.program import Coord, Program
 from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
 from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
 from ttl.runtime.tiles import num_tiles, tilize, untilize
@@ -206,7 +207,8 @@ class Device:
         return image
 
     def _make_harts(self, program: Program) -> list[Hart]:
-        harts, taken = [], {}
+        harts: list[Hart] = []
+        taken: dict[tuple[Coord, str], str] = {}  # (node, slot) -> kernel
         for spec in program.kernels:
             if spec.slot not in self.slots:
                 raise LaunchError(
@@ -217,7 +219,8 @@ class Device:
             coords = list(spec.nodes) if spec.nodes is not None else sorted(self.nodes)
             common = [int(v) for v in spec.common_args]
             for coord in coords:
-                coord = tuple(coord)
+                # Callers may give lists; a coord of any other length is not in self.nodes.
+                coord = cast(Coord, tuple(coord))
                 if coord not in self.nodes:
                     raise LaunchError(
                         f"kernel '{spec.name}': node {coord} is outside the "

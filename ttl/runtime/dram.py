@@ -45,7 +45,9 @@ class Dram:
         self.host = np.zeros(num_banks * INITIAL_BANK_BYTES, dtype=np.uint8)
         # Slice copies through a memoryview are far cheaper than NumPy slice
         # assignment for tile-sized transfers (the NOC fast path).
-        self.host_view = memoryview(self.host)
+        # (ignore: NumPy's stubs declare ndarray.__buffer__ only for Python >= 3.12;
+        # ndarray supports the buffer protocol on every version.)
+        self.host_view = memoryview(self.host)  # type: ignore[arg-type]
         self._next = DRAM_FIRST_ADDRESS
         self.end = DRAM_FIRST_ADDRESS  # end of the highest allocation, in every bank
 
@@ -63,7 +65,7 @@ class Dram:
             used = base * self.num_banks
             grown = np.zeros(max(need, 2 * self.host.size), dtype=np.uint8)
             grown[:used] = self.host[:used]
-            self.host, self.host_view = grown, memoryview(grown)
+            self.host, self.host_view = grown, memoryview(grown)  # type: ignore[arg-type]
         self.end = end
         return base
 

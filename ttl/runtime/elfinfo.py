@@ -11,6 +11,7 @@ from pathlib import Path
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from ttl.runtime import memmap
 from ttl.runtime.errors import LaunchError
@@ -142,7 +143,7 @@ class ElfImage:
         if self._symbols is None:
             syms = []
             symtab = self._elf().get_section_by_name(".symtab")
-            for s in symtab.iter_symbols() if symtab else ():
+            for s in symtab.iter_symbols() if isinstance(symtab, SymbolTableSection) else ():
                 if s["st_info"]["type"] == "STT_FUNC":
                     syms.append((s["st_value"], s["st_size"], s.name))
             self._symbols = sorted(syms)

@@ -67,7 +67,9 @@ class DeadlockError(DeviceError):
         self.waits = waits
 
 
-class DeviceFault(Exception):
+# N818: kept as named (tests import it); a device model's fault, which the hart
+# reports as a KernelFaultError, not a user-facing error.
+class DeviceFault(Exception):  # noqa: N818
     """Raised by device models (NOC, coprocessor, DRAM) inside a hart's MMIO
     handling; the hart turns it into a :class:`KernelFaultError` with its
     kernel and source location. ``ra`` overrides the call site when known."""

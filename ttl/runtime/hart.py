@@ -5,14 +5,16 @@ mapped with ``mem_map_ptr`` into every hart of the node, so all of them see
 the same bytes; LOCAL, the argument page and the coprocessor queue are
 private. Python runs during emulation only for writes to the MMIO page (queue
 flushes, API errors) and, when profiling, once per translated block executed
-(``UC_HOOK_BLOCK``, to count instructions exactly). Blocking calls leave emulation natively: the stop
-address given to Unicorn is crt0's ``__ttl_stop``, and ``__ttl_yield`` leaves
-the resume address in the mailbox, so a stop needs no register reads.
+(``UC_HOOK_BLOCK``, to count instructions exactly). Blocking calls leave
+emulation natively: the stop address given to Unicorn is crt0's
+``__ttl_stop``, and ``__ttl_yield`` leaves the resume address in the mailbox,
+so a stop needs no register reads.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
 import numpy as np
 from unicorn import (
@@ -126,7 +128,9 @@ class Hart:
         # (QEMU's minimum) also never gets a transparent huge page, which the
         # kernel must zero (and, on a busy machine, find) on the first
         # translation. Code that outgrows it is flushed and retranslated.
-        uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)
+        # (ignore: unicorn/unicorn.py picks its Python 2 or 3 module with a
+        # version check mypy does not evaluate, and the Python 2 Uc lacks this.)
+        uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)  # type: ignore[attr-defined]
         rw = UC_PROT_READ | UC_PROT_WRITE
         guard = memmap.STACK_GUARD - memmap.LOCAL_BASE  # offset of the unmapped page
         for base, buf, prot in (
@@ -189,15 +193,18 @@ class Hart:
         self.cycles_waited = 0
         self._blocked_at = 0
         self.ready_at: int | None = None
-        self._ready = None  # predicate of the current wait
-        self._predicates: dict[tuple[int, int, int], object] = {}  # per (kind, a, b)
+        # Predicate of the current wait. Typed as always set: it is read only while
+        # the hart is BLOCKED, which sets it (no None check on the scheduler's path).
+        self._ready: Callable[[], bool] = None  # type: ignore[assignment]
+        self._predicates: dict[tuple[int, int, int], Callable[[], bool]] = {}  # (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.counted = False  # preempted once: run in counted quanta from now on
         self.local[:] = 0
         for addr, data, _ in image.segments:
             off = addr - memmap.LOCAL_BASE
             self.local[off : off + len(data)] = np.frombuffer(data, dtype=np.uint8)
-        self.uc.ctl_flush_tb()  # the code changed under translated blocks
+        # The code changed under translated blocks (ignore: see __init__).
+        self.uc.ctl_flush_tb()  # type: ignore[attr-defined]
         self.args[:] = 0
         self.queue32[0] = 0
         a32 = self.args32
@@ -207,7 +214,7 @@ class Hart:
         a32[info + memmap.HINFO_NUM_ARGS] = len(args)
         a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
         self.cop.reset()
-        self._error: Exception | None = None
+        self._error: BaseException | None = None  # also KeyboardInterrupt in a callback
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)
 
@@ -310,20 +317,22 @@ class Hart:
                 self.context(self.pc),
             )
 
-    def _stop_error(self) -> Exception:
+    def _stop_error(self) -> BaseException:
         """The error that ended the run: an API error or emulator bug, or a CPU trap."""
         if self._error is not None:
             return self._error
+        assert self._trap is not None  # run() calls this after an error or a trap
         cause, pc = self._trap
         if cause == 2:
             pc = self._illegal_pc(pc)
         return self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
 
-    def _predicate(self, key: tuple[int, int, int], site: int):
+    def _predicate(self, key: tuple[int, int, int], site: int) -> Callable[[], bool]:
         """Builds (and caches) the host-side check of a new wait."""
         try:
             ready = self._predicates[key] = predicate(self.node, Wait(*key, site))
         except DeviceFault as e:
+            assert e.ra is not None  # predicate() faults name the wait's call site
             raise self._fault(str(e), e.ra - 4) from None
         return ready
 
@@ -337,7 +346,7 @@ class Hart:
             self.budget_used += COUNTED_QUANTUM
             # Unicorn adds its counting hook on the next counted start, but
             # blocks translated before that carry no hook call: retranslate.
-            self.uc.ctl_flush_tb()
+            self.uc.ctl_flush_tb()  # type: ignore[attr-defined]  # (see __init__)
 
     @property
     def wait(self) -> Wait | None:
@@ -365,7 +374,8 @@ class Hart:
     def resume(self) -> None:
         """Makes a blocked hart runnable (its wait can succeed), recording the wait."""
         if self.profiling:
-            ready = self._blocked_at if self.ready_at is None else self.ready_at
+            ready_at = self.ready_at
+            ready = self._blocked_at if ready_at is None else ready_at
             waited = max(0, ready - self._blocked_at)
             key = self._wait_key
             self.waited[key] = self.waited.get(key, 0) + waited
@@ -522,8 +532,9 @@ class Hart:
 
     def describe(self) -> str:
         text = f"kernel '{self.kernel}' {self.state.value} after {self.turns} turns"
-        if self.state is HartState.BLOCKED:
-            text += f", waiting in {self.wait.describe()}"
+        w = self.wait  # None unless BLOCKED
+        if w is not None:
+            text += f", waiting in {w.describe()}"
         return text
 
     __str__ = describe

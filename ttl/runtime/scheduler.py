@@ -102,7 +102,10 @@ def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in rows]
+    # widths covers every column but the last (left unpadded): zip stops there.
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1] for r in rows
+    ]
     if not profiled:
         lines.append("(instructions: not measured; launch with Device(profile=True))")
     return "\n".join(lines)

@@ -37,7 +37,8 @@ def is_torch(x) -> bool:
 def to_numpy(x, dtype=None) -> np.ndarray:
     """A NumPy view/copy of a NumPy array or torch tensor (bf16 via ml_dtypes)."""
     if is_torch(x):
-        import torch
+        # torch is optional and has no stubs here; unused-ignore: where it is installed.
+        import torch  # type: ignore[import-not-found, unused-ignore]
 
         t = x.detach().cpu().contiguous()
         if t.dtype == torch.bfloat16:
@@ -54,7 +55,7 @@ def to_numpy(x, dtype=None) -> np.ndarray:
 def like_input(arr: np.ndarray, template):
     """Returns ``arr`` as the same kind of object as ``template`` (torch stays torch)."""
     if template is not None and is_torch(template):
-        import torch
+        import torch  # type: ignore[import-not-found, unused-ignore]  # (see to_numpy)
 
         if arr.dtype == data_format("bf16").dtype:
             return torch.from_numpy(np.ascontiguousarray(arr).view(np.int16)).view(torch.bfloat16)

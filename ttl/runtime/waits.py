@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,7 +47,7 @@ class Wait:
             return "current value unreadable"
 
 
-def predicate(node, w: Wait):
+def predicate(node, w: Wait) -> Callable[[], bool]:
     """A cheap closure telling whether ``w`` can succeed on ``node`` now.
 
     Uses the device code's own formulas. Raises DeviceFault (at the call site)

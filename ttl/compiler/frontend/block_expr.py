@@ -96,8 +96,9 @@ class ExprLowering:
             return self.shape_of(e.lhs) or self.shape_of(e.rhs)
         if isinstance(e, Matmul):
             a, b = self.shape_of(e.lhs), self.shape_of(e.rhs)
-            ok = a and b and len(a) == 2 and len(b) == 2 and a[1] == b[0]
-            return (a[0], b[1]) if ok else None  # type: ignore[index]
+            if a and b and len(a) == 2 and len(b) == 2 and a[1] == b[0]:
+                return (a[0], b[1])
+            return None
         if isinstance(e, Unary):
             return self.shape_of(e.operand)
         if isinstance(e, Broadcast | Fill):
@@ -105,7 +106,9 @@ class ExprLowering:
         raise AssertionError(type(e))
 
     def _tiles(self, shape: Shape) -> d.TilesType:
-        return d.TilesType(shape, self.elem)
+        # _ShapedType.__init__ takes a tuple of ints; mypy sees the dataclass-style
+        # __init__ of the IRDL parameters instead (fix belongs in dialect.py).
+        return d.TilesType(shape, self.elem)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ lowering
     def lower(self, e: Expr, expected: Shape | None) -> SSAValue:

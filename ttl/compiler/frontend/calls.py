@@ -336,7 +336,7 @@ class CallsMixin(MixinBase):
             )
         value = lowering.lower(expr, h.dfb.shape)
         store = self.emit(d.StoreOp(h.value, value, acc))
-        plan = plan_store(store, self.model.target)  # type: ignore[arg-type]
+        plan = plan_store(store, self.model.target)
         if plan is None or plan.chunk == 0:
             self.fail(
                 f"this expression needs {plan.regs if plan else '?'} DST registers per tile but "
@@ -367,7 +367,7 @@ class CallsMixin(MixinBase):
                 hi = self.visit(e.upper) if e is not None and e.upper is not None else extent
                 la, ha = affine_of(lo), affine_of(hi)
                 size = ha.sub(la).constant if la and ha else None
-                where = e if e is not None else node
+                where: ast.AST = e if e is not None else node
                 if size is None:
                     self.fail(
                         f"the extent of dimension {i} of this slice is not a compile-time constant",

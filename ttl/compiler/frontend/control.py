@@ -77,10 +77,10 @@ class ControlFlowMixin(MixinBase):
             out.append(self.to_ssa(v, node))
         return out
 
-    def _poison_after(self, names: list[str], node: ast.AST, what: str) -> None:
+    def _poison_after(self, names: list[str], node: ast.stmt, what: str) -> None:
         for name in names:
             self.vars[name] = Poison(
-                f"'{name}' is assigned inside the {what} on line {node.lineno} "  # type: ignore[attr-defined]
+                f"'{name}' is assigned inside the {what} on line {node.lineno} "
                 "and cannot be used after it"
             )
 

@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, SSAValue
 from ttl import dsl, extern
 from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
-from ttl.compiler.frontend.protocol import MixinBase
+from ttl.compiler.frontend.protocol import MixinBase, Reporter
 from ttl.compiler.frontend.selectors import Selection, parse_selector
 from ttl.compiler.frontend.static_count import static_count
 from ttl.compiler.frontend.values import BlockHandle, Dyn, SliceVal
@@ -87,7 +87,7 @@ def resolve_header(header: str, search: list[str]) -> str | None:
     return None
 
 
-def extern_arguments(compiler: Any, node: ast.Call) -> dict[str, ast.expr]:
+def extern_arguments(compiler: Reporter, node: ast.Call) -> dict[str, ast.expr]:
     """Bind a call's arguments to the spec's names (shared with the unified splitter)."""
     if len(node.args) > 2 or any(isinstance(a, ast.Starred) for a in node.args):
         compiler.fail(
@@ -296,8 +296,10 @@ class ExternMixin(MixinBase):
     # ------------------------------------------------------------ selectors
     def _check_selection(self, expr: ast.expr | None, node: ast.Call) -> None:
         """In an explicit thread, ``kernel=`` may only name this thread's kernel."""
-        value = None if expr is None else self.visit(expr)
-        if value is None:  # omitted, or kernel=None (the default)
+        if expr is None:  # omitted
+            return
+        value = self.visit(expr)
+        if value is None:  # kernel=None (the default)
             return
         selection: Selection = parse_selector(self, value, expr)
         if not selection.selects(self.thread.kind, self.thread_handle()):
@@ -473,9 +475,11 @@ class ExternMixin(MixinBase):
 
     def _template_attr(self, value: Any) -> Attribute:
         if isinstance(value, DescriptorArg):
-            return d.DFBDescriptorAttr(value.dfb.name)
+            # _DFBRefAttr.__init__ takes the DFB name; mypy sees the dataclass-style
+            # __init__ of the IRDL parameters instead (fix belongs in dialect.py).
+            return d.DFBDescriptorAttr(value.dfb.name)  # type: ignore[arg-type]
         if isinstance(value, DfbIdArg):
-            return d.DFBIdAttr(value.dfb.name)
+            return d.DFBIdAttr(value.dfb.name)  # type: ignore[arg-type]
         if isinstance(value, bool):
             return BoolAttr.from_bool(value)
         if isinstance(value, int):
@@ -530,10 +534,10 @@ class ExternMixin(MixinBase):
     ) -> None:
         for e in elts:
             name = intrinsic_name(self.visit(e.func)) if isinstance(e, ast.Call) else None
-            if name == "extern.effect.repeat":
-                self._repeat(e, deps, out)  # type: ignore[arg-type]
-            elif name in _EFFECT_KINDS:
-                self._effect(name, e, deps, out)  # type: ignore[arg-type]
+            if isinstance(e, ast.Call) and name == "extern.effect.repeat":
+                self._repeat(e, deps, out)
+            elif isinstance(e, ast.Call) and name in _EFFECT_KINDS:
+                self._effect(name, e, deps, out)
             else:
                 self.fail(
                     f"'{ast.unparse(e)}' is not a DFB effect",

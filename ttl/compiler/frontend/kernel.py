@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
@@ -77,6 +77,8 @@ _INT_OPS = {
 _BLOCK_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
+_OpT = TypeVar("_OpT", bound=Operation)
+
 
 class ModuleSymbols:
     """Symbol names and types of the operation's tensors and DFBs."""
@@ -84,10 +86,16 @@ class ModuleSymbols:
     def __init__(self, model: OperationModel, include_dirs: tuple[str, ...] = ()):
         self.include_dirs = include_dirs
         self.conditions: list[Any] = []
+        # _ShapedType.__init__ takes a tuple of ints; mypy sees the dataclass-style
+        # __init__ of the IRDL parameters instead (fix belongs in dialect.py).
         self.tensor_types = {
-            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
+            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype))  # type: ignore[arg-type]
+            for t in model.tensors
         }
-        self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
+        self.dfb_types = {
+            f.name: d.DFBType(f.shape, bx.element_type(f.dtype))  # type: ignore[arg-type]
+            for f in model.dfbs
+        }
 
     def condition_ordinal(self, condition: Any) -> int:
         """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""
@@ -131,7 +139,7 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             IntAttr(getattr(node, "col_offset", 0) + 1),
         )
 
-    def emit(self, op: Operation) -> Operation:
+    def emit(self, op: _OpT) -> _OpT:
         """Append ``op`` to the current block, located at the current statement."""
         op.location = self._loc(self.stmt)
         self.blocks[-1].add_op(op)
@@ -286,6 +294,7 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if not isinstance(node.target, ast.Name):
             self._assign_target(node.target, None)
+        assert isinstance(node.target, ast.Name)  # _assign_target rejected the other targets
         current = self.visit_Name(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
         self.bind(node.target.id, self.binop(node.op, current, self.visit(node.value), node))
 
@@ -584,7 +593,7 @@ def _static_binop(op: ast.operator, a: Any, b: Any) -> Any:
     return ops[type(op)](a, b)
 
 
-def _static_compare(op: type, a: Any, b: Any) -> bool:
+def _static_compare(op: type[ast.cmpop], a: Any, b: Any) -> bool:
     return {
         ast.Eq: a == b,
         ast.NotEq: a != b,

@@ -1,37 +1,38 @@
 """Typed contracts between the kernel frontend's mixins and their host class.
 
-:class:`~ttl.compiler.frontend.kernel.KernelCompiler` is assembled from
-``ast.NodeVisitor`` and three mixins (:class:`~.control.ControlFlowMixin`,
-:class:`~.calls.CallsMixin`, :class:`~.extern.ExternMixin`). Each mixin calls
-methods and reads state that another part of the class defines.
-:class:`KernelCompilerProtocol` lists exactly those members: the state and
+:class:`~ttl.compiler.frontend.kernel.KernelCompiler` is assembled from three
+mixins (:class:`~.control.ControlFlowMixin`, :class:`~.calls.CallsMixin`,
+:class:`~.extern.ExternMixin`) and ``ast.NodeVisitor``. Each mixin reads state
+and calls methods that another part of the class defines.
+:class:`KernelCompilerProtocol` declares exactly those members: the state and
 helpers of ``KernelCompiler`` itself, ``NodeVisitor.visit``, and the few methods
-one mixin borrows from another (``_kind``, ``release``,
-``call_extern_intrinsic``).
+one mixin borrows from another (``_kind``, ``release``, ``call_extern_intrinsic``).
 
-How the mixins use it: each mixin derives from :data:`MixinBase`, which is the
-protocol while type checking and plain ``object`` at run time::
+The chosen approach: every mixin derives from :class:`MixinBase`, which is the
+protocol (behind ``ast.NodeVisitor``) while type checking and plain ``object``
+at run time::
 
     class CallsMixin(MixinBase): ...
 
-Deriving from the protocol (instead of annotating ``self: KernelCompilerProtocol``
-on every method) keeps the mixins' own helpers visible to each other without
-listing them in the protocol, and makes mypy check every definition in
-``KernelCompiler`` and the mixins against the declared signatures. At run time
-the classes and their MRO are unchanged (the mixins derive from ``object``), so
-the protocol is never instantiated or consulted. ``KernelCompiler`` lists
-``ast.NodeVisitor`` first among the places ``visit`` may come from only for the
-type checker's benefit: see :data:`MixinBase`.
+rather than annotating ``self: KernelCompilerProtocol`` on each mixin method.
+With explicit self-types the protocol would also have to declare every helper
+a mixin calls on itself (dozens of private methods); deriving from it, a
+mixin's own methods type-check as usual and only what it takes from elsewhere
+is declared. mypy also checks each definition in ``KernelCompiler`` and the
+mixins against the protocol's signature (an incompatible override is an error),
+so the contract cannot drift from the implementation. At run time nothing
+changes: the mixins derive from ``object`` as before, the MRO of
+``KernelCompiler`` is the same, and the protocol is never instantiated.
 
-:class:`Reporter` is the smaller contract of the helpers that only report
-errors (selector and ``ttl.call_extern_func`` argument parsing), shared by the
-kernel compiler and the unified-operation splitter.
+:class:`Reporter` is the smaller contract of helpers that only report errors
+(``kernel=`` selectors, ``ttl.call_extern_func`` argument binding), which the
+kernel compiler and the unified-operation splitter both satisfy.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -43,6 +44,8 @@ from ttl.errors import TTLCompileError
 
 if TYPE_CHECKING:
     from ttl.compiler.frontend.kernel import ModuleSymbols
+
+_OpT = TypeVar("_OpT", bound=Operation)
 
 
 class Reporter(Protocol):
@@ -75,7 +78,7 @@ class KernelCompilerProtocol(Protocol):
 
     def fail(self, message: str, node: ast.AST, hint: str | None = None) -> NoReturn: ...
 
-    def emit(self, op: Operation) -> Operation: ...
+    def emit(self, op: _OpT) -> _OpT: ...
 
     def ref(self, obj: dsl.TensorArg | dsl.DataflowBuffer, node: ast.AST) -> SSAValue: ...
 

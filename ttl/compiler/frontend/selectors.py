@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ttl import dsl
+
+if TYPE_CHECKING:
+    from ttl.compiler.frontend.protocol import Reporter
 
 _HINT = (
     "write kernel=ttl.KernelKind.COMPUTE, kernel=ttl.KernelKind.COMPUTE | "
@@ -37,7 +40,7 @@ def _single_kinds(flag: dsl.KernelKind) -> list[dsl.KernelKind]:
     return [k for k in (dsl.KernelKind.COMPUTE, dsl.KernelKind.DATA_MOVEMENT) if k in flag]
 
 
-def parse_selector(compiler: Any, value: Any, node: ast.AST) -> Selection:
+def parse_selector(compiler: Reporter, value: Any, node: ast.AST) -> Selection:
     """Validate a ``kernel=`` value; duplicates and empty selections are errors."""
     items = list(value) if isinstance(value, tuple) else [value]
     if isinstance(value, tuple) and not value:
@@ -63,7 +66,7 @@ def _name(t: Target) -> str:
     return f"ttl.KernelKind.{t.name}"
 
 
-def release_selector(compiler: Any, value: Any, node: ast.Call) -> Target:
+def release_selector(compiler: Reporter, value: Any, node: ast.Call) -> Target:
     """Validate ``push(kernel=)``/``pop(kernel=)``: exactly one selector.
 
     It only steers unified-operation splitting; in an explicit thread the

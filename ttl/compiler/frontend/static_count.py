@@ -8,9 +8,12 @@ Booleans and runtime values are rejected; divisors must be nonzero.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ttl.compiler.frontend.values import Dyn
+
+if TYPE_CHECKING:
+    from ttl.compiler.frontend.protocol import KernelCompilerProtocol
 
 _HINT = (
     "use integer literals, integer captures or module-level integers combined with "
@@ -25,7 +28,7 @@ _BINARY = {
 }
 
 
-def static_count(compiler: Any, node: ast.expr, what: str) -> int:
+def static_count(compiler: KernelCompilerProtocol, node: ast.expr, what: str) -> int:
     """Evaluate ``node`` as a static count, or fail at the offending sub-expression."""
     if isinstance(node, ast.Constant):
         return _int(compiler, node.value, node, what)
@@ -43,7 +46,7 @@ def static_count(compiler: Any, node: ast.expr, what: str) -> int:
     compiler.fail(f"{what} '{ast.unparse(node)}' is not a static integer count", node, _HINT)
 
 
-def _int(compiler: Any, value: Any, node: ast.expr, what: str) -> int:
+def _int(compiler: KernelCompilerProtocol, value: Any, node: ast.expr, what: str) -> int:
     if isinstance(value, bool):
         compiler.fail(
             f"{what} '{ast.unparse(node)}' is a boolean, not an integer count", node, _HINT

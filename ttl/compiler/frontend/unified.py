@@ -166,7 +166,8 @@ def host_function(
     body: list[ast.stmt] = []
     for i, stmt in enumerate(def_node.body):
         if composed_callee(stmt, resolver.static) is not None:
-            body.append(host_statement(stmt, i))  # type: ignore[arg-type]
+            assert isinstance(stmt, ast.Expr)  # composed_callee matches expression statements
+            body.append(host_statement(stmt, i))
         elif i not in work:
             body.append(stmt)
     if return_locals:
@@ -251,7 +252,7 @@ class SplitPlan:
 @dataclass
 class _Acquire:
     name: str
-    node: ast.AST
+    node: ast.stmt | ast.withitem
     owners: list[Key] = field(default_factory=list)
     selector: Key | None = None
     selector_node: ast.AST | None = None
@@ -292,7 +293,7 @@ class Splitter:
         self.uses: dict[int, list[_Acquire]] = {}  # id(stmt) -> acquisitions it reads
         self.transfers: dict[str, ast.AST] = {}
         self.order: list[Key] = []
-        self.introduced: list[ast.AST] = []  # parallel to self.order
+        self.introduced: list[ast.stmt | ast.withitem] = []  # parallel to self.order
         self.callees: list[Operation] = []  # composed operations, in inlining order
         self.names: set[str] = set()
         self.fixed: set[int] = set()  # statements whose kernels are decided, not inferred
@@ -323,11 +324,12 @@ class Splitter:
                     "kernel=), or remove it",
                 )
         parts = []
-        for key, node in zip(self.order, self.introduced, strict=True):
-            self._check_owner(key, node)
+        for key, first in zip(self.order, self.introduced, strict=True):
+            self._check_owner(key, first)
             stmts = tuple(self._filter(body, key))
             kind = key.kind if isinstance(key, dsl.Kernel) else key
-            line = getattr(node, "lineno", None) or node.context_expr.lineno  # type: ignore[attr-defined]
+            # A with item has no position of its own: use its context expression's.
+            line = first.context_expr.lineno if isinstance(first, ast.withitem) else first.lineno
             name = self._name(key)
             parts.append(KernelPart(key, name, self._logical_kernel(key, name), kind, stmts, line))
         return SplitPlan(self.op.name, tuple(parts))
@@ -410,7 +412,7 @@ class Splitter:
             else:
                 yield s
 
-    def _own(self, node: ast.AST, keys: list[Key] | tuple[Key, ...]) -> None:
+    def _own(self, node: ast.stmt | ast.withitem, keys: list[Key] | tuple[Key, ...]) -> None:
         self.fixed.add(id(node))
         _add(self.owners_of(node), keys)
         for key in keys:
@@ -502,10 +504,11 @@ class Splitter:
                 and acq.owners
                 and not (len(acq.owners) == 1 and acq.owners[0] is acq.selector)
             ):
+                assert acq.selector_node is not None  # set together with acq.selector
                 self.fail(
                     f"kernel= of this release selects {_describe(acq.selector)}, but block "
                     f"'{acq.name}' is used in {', '.join(map(_describe, acq.owners))}",
-                    acq.selector_node,  # type: ignore[arg-type]
+                    acq.selector_node,
                     "remove kernel= (ownership is inferred from the block's uses) or move the "
                     "uses into the selected kernel",
                 )
@@ -599,10 +602,10 @@ class Splitter:
                 items = [i for i in s.items if any(k is key for k in self.owners_of(i))]
                 inner = self._filter(s.body, key)
                 if items:
-                    s2 = copy.copy(s)
-                    s2.items = items
-                    s2.body = inner or [_pass(s)]
-                    out.append(s2)
+                    w2 = copy.copy(s)
+                    w2.items = items
+                    w2.body = inner or [_pass(s)]
+                    out.append(w2)
                 else:
                     out.extend(inner)
             else:
@@ -625,15 +628,17 @@ def _acquisition(node: ast.stmt | ast.withitem) -> str | None:
     """The block name bound by ``x = dfb.reserve()/wait()`` or ``with ... as x``."""
     if isinstance(node, ast.withitem):
         return node.optional_vars.id if isinstance(node.optional_vars, ast.Name) else None
-    value = node.value if isinstance(node, ast.Assign) else None
+    if not isinstance(node, ast.Assign):
+        return None
+    value = node.value
     if (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
         and value.func.attr in ("reserve", "wait")
-        and len(node.targets) == 1  # type: ignore[union-attr]
-        and isinstance(node.targets[0], ast.Name)  # type: ignore[union-attr]
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
     ):
-        return node.targets[0].id  # type: ignore[union-attr]
+        return node.targets[0].id
     return None
 
 

@@ -241,7 +241,8 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
 
     def generic_visit(self, node: ast.AST) -> Any:
         what, hint = _UNSUPPORTED_HINTS.get(
-            type(node), (f"'{type(node).__name__}'", "use the TT-Lang kernel subset (LANGUAGE.md)")
+            type(node),
+            (f"'{type(node).__name__}'", "use the TT-Lang kernel subset (docs/language.md)"),
         )
         self.fail(f"{what} is not supported in a kernel", node, hint)
 
@@ -355,7 +356,7 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         self.fail(
             f"{self.describe(base)} has no attribute '{attr}' in a kernel",
             node,
-            "see LANGUAGE.md for the methods of DFBs, blocks and transfers",
+            "see docs/language.md for the methods of DFBs, blocks and transfers",
         )
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:

@@ -12,8 +12,8 @@ import inspect
 import sys
 import traceback
 import types
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from ttl.compiler.analysis.kernels import resolve_thread_kernels
 from ttl.compiler.model import OperationModel, ThreadModel
@@ -66,7 +66,7 @@ def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int
         grid = parse_grid(request)
     except ValueError as e:
         raise TTLCompileError(str(e), loc, 'write grid=(x, y) or grid="full"') from None
-    if grid == "full":
+    if isinstance(grid, str):  # parse_grid returns no string but "full"
         return target.full_grid
     if not 1 <= len(grid) <= 2 or not all(isinstance(g, int) and g > 0 for g in grid):
         raise TTLCompileError(
@@ -143,7 +143,18 @@ def check_tensors(op: Operation, specs: Mapping[str, Any], tensors: list[Any]) -
             )
 
 
-def _run_top_level(op: Operation, args: list[TensorArg], ctx: EvalContext) -> dict[str, Any]:
+class _TopLevel(Protocol):
+    """What top-level evaluation calls: an Operation, or a unified one's ``HostRun``."""
+
+    @property
+    def fn(self) -> Callable[..., Any]: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def loc(self) -> SourceLoc: ...
+
+
+def _run_top_level(op: _TopLevel, args: list[TensorArg], ctx: EvalContext) -> dict[str, Any]:
     """Call the operation function; return its locals at return."""
     captured: dict[str, Any] = {}
     code = op.fn.__code__
@@ -234,7 +245,7 @@ def evaluate_operation(
 
     is_unified = unified.is_unified(op, def_node)
     runner = unified.HostRun(op, filename, def_node) if is_unified else op
-    local_vars = _run_top_level(runner, args, ctx)  # type: ignore[arg-type]
+    local_vars = _run_top_level(runner, args, ctx)
     _name_dfbs(ctx.dfbs, local_vars)
     # Handles declared by a static top-level assignment in the body bind here.
     bind_handles(op, [(n, local_vars[n]) for n in sorted(local_vars)])

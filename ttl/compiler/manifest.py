@@ -47,6 +47,7 @@ def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:
     count = f.block_count.value.data
     return {
         "name": f.sym_name.data,
+        # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
         "physical_index": f.physical_index.value.data,  # type: ignore[union-attr]
         "like_tensor": f.tensor.root_reference.data,
         "block_shape": list(ty.dims),
@@ -62,12 +63,14 @@ def _physical(dfbs: Iterable[d.DFBOp]) -> list[d.DFBOp]:
     """The first DFB of each physical index, in index order (reused indices share one entry)."""
     first: dict[int, d.DFBOp] = {}
     for f in dfbs:
+        # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
         first.setdefault(f.physical_index.value.data, f)  # type: ignore[union-attr]
     return [first[i] for i in sorted(first)]
 
 
 def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) -> dict[str, Any]:
     ct_args = [
+        # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
         {"name": f"dfb_{n}", "value": dfbs[n].physical_index.value.data}  # type: ignore[union-attr]
         for n in src.dfbs
     ]
@@ -123,7 +126,7 @@ def _tensor_symbol(value: SSAValue) -> str | None:
 def written_tensors(kernels: list[d.KernelOp]) -> set[str]:
     """Tensors some kernel may write: copy destinations, and (conservatively) every
     tensor handed to external C++ as an accessor or a raw address."""
-    written = set()
+    written: set[str | None] = set()
     for kernel in kernels:
         for op in kernel.walk():
             if isinstance(op, d.CopyOp) and isinstance(op.dst.owner, d.SliceOp):
@@ -134,8 +137,7 @@ def written_tensors(kernels: list[d.KernelOp]) -> set[str]:
                 written.update(
                     _tensor_symbol(v) for v in op.operands if isinstance(v.type, d.TensorType)
                 )
-    written.discard(None)
-    return written
+    return {name for name in written if name is not None}
 
 
 def build_manifest(
@@ -160,6 +162,7 @@ def build_manifest(
         "tensors": [dict(_tensor_entry(t), written=t.sym_name.data in written) for t in tensors],
         "dfbs": [_dfb_entry(f) for f in _physical(dfbs.values())],
         "logical_dfbs": [
+            # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
             {"name": n, "physical_index": f.physical_index.value.data}  # type: ignore[union-attr]
             for n, f in dfbs.items()
         ],

@@ -58,6 +58,7 @@ def build_plan(
         "dfbs": [
             {
                 "name": f.sym_name.data,
+                # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
                 "physical_index": f.physical_index.value.data,  # type: ignore[union-attr]
                 "producers": endpoints.get(f.sym_name.data, {}).get("producers", []),
                 "consumers": endpoints.get(f.sym_name.data, {}).get("consumers", []),

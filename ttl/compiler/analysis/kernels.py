@@ -12,6 +12,7 @@ named after its function.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ttl.compiler.model import ThreadModel
@@ -38,12 +39,14 @@ def resolve_thread_kernels(op: Any, threads: list[ThreadModel]) -> None:
         sel = t.thread.selector
         name = t.name
         if isinstance(sel, Kernel):
-            check_handle_owner(sel, op, t.thread.loc, lambda t=t: f"thread '{t.name}'")
+            check_handle_owner(sel, op, t.thread.loc, _thread_label(t))
+            binding = sel.binding
+            assert binding is not None  # check_handle_owner raised for an unbound handle
             for other_handle, other in handles:
                 if other_handle is sel:
-                    _twice(t, other, f"ttl.Kernel handle '{sel.binding.capture_name}'")  # type: ignore[union-attr]
+                    _twice(t, other, f"ttl.Kernel handle '{binding.capture_name}'")
             handles.append((sel, t))
-            name = sel.binding.capture_name  # type: ignore[union-attr]
+            name = binding.capture_name
         elif sel is None and t.kind not in claimed:
             claimed[t.kind] = t
         t.logical_kernel = f"{op.name}.{name}"
@@ -56,6 +59,11 @@ def resolve_thread_kernels(op: Any, threads: list[ThreadModel]) -> None:
                 "rename the thread function or the ttl.Kernel handle so the names differ",
             )
         by_name[t.logical_kernel] = t
+
+
+def _thread_label(t: ThreadModel) -> Callable[[], str]:
+    """Describes thread ``t`` as a handle's use site (built only for a diagnostic)."""
+    return lambda: f"thread '{t.name}'"
 
 
 def _twice(t: ThreadModel, first: ThreadModel, what: str) -> None:

@@ -36,6 +36,7 @@ def fpu_binary(op: Operation) -> bool:
 
 
 def dtypes(value: SSAValue, out: set[str]) -> set[str]:
+    # (ignores: a block-expression value, TilesType or BlockType, is an op result)
     out.add(value.type.dtype)  # type: ignore[attr-defined]
     for operand in value.owner.operands:  # type: ignore[union-attr]
         if isinstance(operand.type, d.TilesType | d.BlockType):
@@ -56,6 +57,7 @@ class StorePlan:
 def plan_store(store: d.StoreOp, target: Target) -> StorePlan | None:
     """The chunking of ``store`` on ``target``; None if one tile exceeds DST."""
     value = store.value
+    # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
     tiles = value.type.num_tiles  # type: ignore[attr-defined]
     regs = registers(value)
     capacity = target.dst_capacity(dtypes(value, set()))

@@ -77,7 +77,7 @@ class TileCodegen:
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
         elif isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
             name = op.name.split(".")[1]
-            if fpu_binary(op):
+            if fpu_binary(op):  # both operands are ttl.read results
                 a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
                 self.line(f"{name}_tiles_init({a}, {b});")
                 self.line(f"{name}_tiles({a}, {b}, {t}, {t}, {dst});")
@@ -99,7 +99,9 @@ class TileCodegen:
             raise TypeError(f"unexpected op in a block expression: {op}")
 
     def _broadcast(self, op: d.BroadcastOp, t: str, dst: str) -> None:
-        out = op.result.type.dims  # type: ignore[attr-defined]
+        out = op.result.type.dims
+        # (ignores: xDSL types operand_def fields as SSAValue[Attribute], the verifier
+        # checked TilesType; the frontend gives a broadcast a ttl.read operand.)
         src = op.operand.type.dims  # type: ignore[attr-defined]
         bdims = set(op.normalized_dims)
         rank = len(out)
@@ -121,6 +123,7 @@ class TileCodegen:
         self.line(f"unary_bcast({cb}, {index}, {dst}, BroadcastType::{kind});")
 
     def _matmul(self, op: d.MatmulOp, t: str, dst: str) -> None:
+        # (ignores: as in _broadcast; matmul operands are ttl.read results.)
         (m, kk), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # type: ignore[attr-defined]
         a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
         row = "0" if m == 1 else (t if n == 1 else f"{t} / {n}")

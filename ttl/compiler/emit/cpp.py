@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FileLineColLoc, IntegerAttr
+from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
@@ -140,7 +140,14 @@ _BINARY = {
 }
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^[0-9]+$")
 # Block-expression nodes: emitted by the ttl.store that uses them.
-_EXPR_OPS = (d.ReadOp, d.FillOp, d.BroadcastOp, d.MatmulOp, d.UnaryOp, *d.BINARY_OPS.values())
+_EXPR_OPS: tuple[type[Operation], ...] = (
+    d.ReadOp,
+    d.FillOp,
+    d.BroadcastOp,
+    d.MatmulOp,
+    d.UnaryOp,
+    *d.BINARY_OPS.values(),
+)
 _CMP = ["==", "!=", "<", "<=", ">", ">="]
 
 
@@ -251,6 +258,7 @@ class KernelEmitter:
         self.dfbs = {f.sym_name.data: f for f in operation.body.ops if isinstance(f, d.DFBOp)}
         self.used_dfbs = sorted(
             {op.ref.root_reference.data for op in kernel.walk() if isinstance(op, d.GetDFBOp)},
+            # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
             key=lambda n: (self.dfbs[n].physical_index.value.data, n),  # type: ignore[union-attr]
         )
         self.used_tensors = sorted(
@@ -291,7 +299,9 @@ class KernelEmitter:
     def val(self, value: SSAValue) -> str:
         op = value.owner
         if isinstance(op, arith.ConstantOp):
-            v = op.value.value.data  # type: ignore[attr-defined]
+            attr = op.value
+            assert isinstance(attr, IntegerAttr | FloatAttr)  # scalars: no dense constants
+            v = attr.value.data
             if value.type == arith.IntegerType(1):
                 return "true" if v else "false"
             return f"({v})" if v < 0 else str(v)
@@ -344,7 +354,7 @@ class KernelEmitter:
             for i, name in enumerate(self.used_dfbs):
                 head.append(f"constexpr uint32_t dfb_{name} = get_compile_time_arg_val({i});")
             head.append("")
-        text = "\n".join(head + ["void kernel_main() {"] + body + ["}", ""])
+        text = "\n".join([*head, "void kernel_main() {", *body, "}", ""])
         return KernelSource(f"{k.sym_name.data}.cpp", text, tuple(self.used_dfbs))
 
     def region(self, block: Block) -> None:
@@ -382,7 +392,8 @@ class KernelEmitter:
         self.needs_floordiv = True
         r = op.results[0]
         self.line(
-            f"const int32_t {self.define(r)} = ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});"
+            f"const int32_t {self.define(r)} = "
+            f"ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});"
         )
 
     def op_CmpiOp(self, op: arith.CmpiOp) -> None:
@@ -416,7 +427,7 @@ class KernelEmitter:
         vals = [self.val(v) for v in op.operands]
         if any(v in names for v in vals) and vals != names:  # a swap: go through temps
             temps = [self.namer.fresh(n + "_next") for n in names]
-            for t, v, n in zip(temps, vals, names, strict=True):
+            for t, v, _n in zip(temps, vals, names, strict=True):
                 self.line(f"const auto {t} = {v};")
             vals = temps
         for n, v in zip(names, vals, strict=True):
@@ -472,6 +483,7 @@ class KernelEmitter:
 
     # ------------------------------------------------------------ DFB protocol
     def _pages(self, value: SSAValue) -> int:
+        # (ignore: a DFB block value; xDSL types SSAValue.type as Attribute)
         return value.type.num_tiles  # type: ignore[attr-defined]
 
     def _acquire(self, op: d.ReserveOp | d.WaitOp, api: str, ptr: str) -> None:
@@ -502,6 +514,7 @@ class KernelEmitter:
         tensor = sl.tensor.owner
         assert isinstance(tensor, d.GetTensorOp)
         tname = tensor.ref.root_reference.data
+        # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
         tiles = _tile_shape(sl.tensor.type.dims)  # type: ignore[attr-defined]
         sizes = sl.result.type.dims
         page = 4096 if sl.result.type.dtype == "f32" else 2048
@@ -570,6 +583,7 @@ class KernelEmitter:
             self.line(f"const {self.ctype(op.result)} {self.define(op.result)} = {call}")
 
     def _physical_index(self, name: str) -> int:
+        # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
         return self.dfbs[name].physical_index.value.data  # type: ignore[union-attr]
 
     def template_arg(self, attr: Attribute) -> str:

@@ -37,7 +37,11 @@ def test_eltwise_ir():
         """
         CHECK: ttl.operation @eltwise_single_tile attributes {grid = array<i64: 1, 1>, target = "wormhole_b0"
         CHECK: ttl.tensor @a {index = 0 : i64, tensor_type = !ttl.tensor<64x128xbf16>}
-        CHECK: ttl.dfb @a_dfb {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>, physical_index = 0 : i64}
+        CHECK: ttl.dfb @a_dfb {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>,
+        CHECK-SAME: protocol = #ttl.protocol<balanced [8]>,
+        CHECK-SAME: lifetime = #ttl.lifetime<kernels ["eltwise_single_tile.compute",
+        CHECK-SAME: "eltwise_single_tile.read"]>,
+        CHECK-SAME: physical_index = 0 : i64}
         CHECK: ttl.dfb @y_dfb {{.*}}physical_index = 3 : i64}
         CHECK: ttl.kernel @compute attributes {kind = #ttl<kernel_kind compute>, logical_kernel = "eltwise_single_tile.compute", slot = "compute"}
         CHECK: scf.for

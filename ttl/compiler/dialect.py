@@ -15,13 +15,25 @@ Structure of a compiled module::
 Value types: ``!ttl.block`` (a block acquired from a DFB), ``!ttl.tiles`` (a
 block-expression value living in DST), ``!ttl.slice`` (a tile-unit view of a
 tensor), ``!ttl.transfer`` (an asynchronous copy).
+
+Effects (what xDSL's generic ``dce`` and ``cse`` rely on): symbol reads, slices,
+``ttl.node``, ``ttl.raw_addr`` and block math are ``Pure``; ``ttl.read`` only
+reads L1; the DFB protocol ops, copies, transfer waits, stores and external
+calls read and write (``MemoryReadEffect`` + ``MemoryWriteEffect``), so they are
+never removed or merged. Declarations (``ttl.operation``, ``ttl.tensor``,
+``ttl.dfb``, ``ttl.kernel``) are symbols, which DCE keeps.
+
+Analysis results the passes record on ``ttl.dfb`` (see ``passes/``):
+``protocol = #ttl.protocol<...>`` (``ttl-check-dfb-protocol``), ``lifetime =
+#ttl.lifetime<...>`` (``ttl-compute-lifetimes``) and ``physical_index``
+(``ttl-allocate-dfbs``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import auto
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -75,10 +87,14 @@ from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
+    MemoryReadEffect,
+    MemoryWriteEffect,
     NoTerminator,
     OpTrait,
+    Pure,
     SymbolOpInterface,
     SymbolTable,
+    SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -133,6 +149,10 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
     the decorated class.
     """
 
+    if TYPE_CHECKING:
+        shape: ArrayAttr[IntAttr]
+        element_type: Attribute
+
     def __init__(self, shape: Sequence[int], element_type: Attribute):
         super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type)
 
@@ -165,7 +185,7 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
         return (ArrayAttr(IntAttr(d) for d in dims), elem)
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class TensorType(_ShapedType):
     """A tiled DRAM tensor; shape in elements."""
 
@@ -175,7 +195,7 @@ class TensorType(_ShapedType):
     element_type: Attribute = param_def()
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class DFBType(_ShapedType):
     """A dataflow buffer; shape of one block in tiles."""
 
@@ -185,7 +205,7 @@ class DFBType(_ShapedType):
     element_type: Attribute = param_def()
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class BlockType(_ShapedType):
     """A block acquired from a DFB; shape in tiles."""
 
@@ -195,7 +215,7 @@ class BlockType(_ShapedType):
     element_type: Attribute = param_def()
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class TilesType(_ShapedType):
     """A block-expression value (tiles computed in DST); shape in tiles."""
 
@@ -205,7 +225,7 @@ class TilesType(_ShapedType):
     element_type: Attribute = param_def()
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class SliceType(_ShapedType):
     """A view of a tensor in tile units; shape in tiles."""
 
@@ -220,6 +240,137 @@ class TransferType(ParametrizedAttribute, TypeAttribute):
     """An asynchronous copy; ``ttl.transfer_wait`` completes it."""
 
     name = "ttl.transfer"
+
+
+# --------------------------------------------------- analysis results on ttl.dfb
+
+
+@irdl_attr_definition
+class ProtocolAttr(ParametrizedAttribute):
+    """The DFB protocol verdict of one DFB (``ttl-check-dfb-protocol``).
+
+    ``#ttl.protocol<balanced [4]>``: proven balanced on every path, with the
+    distinct per-path tile totals; ``#ttl.protocol<unknown "why">``: not proven.
+    """
+
+    name = "ttl.protocol"
+
+    balanced: BoolAttr = param_def()
+    tiles: ArrayAttr[IntAttr] = param_def()
+    reason: StringAttr = param_def(base(StringAttr))
+
+    def __init__(self, balanced: bool, tiles: Sequence[int] = (), reason: str = ""):
+        super().__init__(
+            BoolAttr.from_bool(balanced), ArrayAttr(IntAttr(t) for t in tiles), StringAttr(reason)
+        )
+
+    @property
+    def is_balanced(self) -> bool:
+        return self.balanced.value.data != 0
+
+    @property
+    def tile_totals(self) -> tuple[int, ...]:
+        return tuple(t.data for t in self.tiles.data)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            if self.is_balanced:
+                printer.print_string("balanced [")
+                printer.print_list(self.tile_totals, printer.print_int)
+                printer.print_string("]")
+            else:
+                printer.print_string("unknown ")
+                printer.print_string_literal(self.reason.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            if parser.parse_optional_keyword("balanced") is not None:
+                tiles = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, parser.parse_integer
+                )
+                return (
+                    BoolAttr.from_bool(True),
+                    ArrayAttr(IntAttr(t) for t in tiles),
+                    StringAttr(""),
+                )
+            parser.parse_keyword("unknown")
+            reason = parser.parse_str_literal()
+        return (BoolAttr.from_bool(False), ArrayAttr(()), StringAttr(reason))
+
+
+@irdl_attr_definition
+class LifetimeAttr(ParametrizedAttribute):
+    """Where one DFB lives (``ttl-compute-lifetimes``).
+
+    ``#ttl.lifetime<kernels ["op.k"], span [2, 5]>``: the logical kernels
+    touching it (declaration order), for a single kernel the range of top-level
+    statements of its body containing an access, and optionally ``opaque
+    "why"``: the first access the compiler cannot see through.
+    """
+
+    name = "ttl.lifetime"
+
+    kernels: ArrayAttr[StringAttr] = param_def()
+    span: ArrayAttr[IntAttr] = param_def()  # [] or [first, last]
+    opaque: StringAttr = param_def(base(StringAttr))  # "" when every access is visible
+
+    def __init__(
+        self, kernels: Sequence[str], span: tuple[int, int] | None = None, opaque: str = ""
+    ):
+        super().__init__(
+            ArrayAttr(StringAttr(k) for k in kernels),
+            ArrayAttr(IntAttr(i) for i in (span or ())),
+            StringAttr(opaque),
+        )
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return [k.data for k in self.kernels.data]
+
+    @property
+    def statement_span(self) -> tuple[int, int] | None:
+        vals = [i.data for i in self.span.data]
+        return (vals[0], vals[1]) if len(vals) == 2 else None
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string("kernels [")
+            printer.print_list(self.kernel_names, printer.print_string_literal)
+            printer.print_string("]")
+            span = self.statement_span
+            if span is not None:
+                printer.print_string(f", span [{span[0]}, {span[1]}]")
+            if self.opaque.data:
+                printer.print_string(", opaque ")
+                printer.print_string_literal(self.opaque.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        span: list[int] = []
+        opaque = ""
+        with parser.in_angle_brackets():
+            parser.parse_keyword("kernels")
+            kernels = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_str_literal
+            )
+            while parser.parse_optional_punctuation(",") is not None:
+                key = parser.parse_keyword_in(("span", "opaque"), " in #ttl.lifetime")
+                if key == "span":
+                    span = parser.parse_comma_separated_list(
+                        parser.Delimiter.SQUARE, parser.parse_integer
+                    )
+                else:
+                    opaque = parser.parse_str_literal()
+        return (
+            ArrayAttr(StringAttr(k) for k in kernels),
+            ArrayAttr(IntAttr(i) for i in span),
+            StringAttr(opaque),
+        )
+
+    def verify(self) -> None:
+        if len(self.span.data) not in (0, 2):
+            raise VerifyException("a lifetime span is [first, last]")
 
 
 # ------------------------------------------------------------ module-level ops
@@ -279,6 +430,17 @@ class TensorOp(IRDLOperation):
         )
 
 
+class DFBTensorUse(SymbolUserOpInterface):
+    """``ttl.dfb``: its ``tensor`` names a ``ttl.tensor`` of the operation."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, DFBOp)
+        if op.parent_op() is None:
+            return
+        if not isinstance(lookup_declaration(op, op.tensor), TensorOp):
+            raise VerifyException(f"'{op.tensor.string_value()}' is not a ttl.tensor")
+
+
 @irdl_op_definition
 class DFBOp(IRDLOperation):
     """Declares a dataflow buffer made like tensor ``tensor``."""
@@ -292,7 +454,10 @@ class DFBOp(IRDLOperation):
     dfb_type = prop_def(DFBType)
     physical_index = opt_prop_def(IntegerAttr[I64])
 
-    traits = traits_def(SymbolOpInterface(), HasParent(OperationOp))
+    protocol = opt_prop_def(ProtocolAttr)
+    lifetime = opt_prop_def(LifetimeAttr)
+
+    traits = traits_def(SymbolOpInterface(), HasParent(OperationOp), DFBTensorUse())
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$sym_name attr-dict"
@@ -367,19 +532,32 @@ def _kernel_of(op: Operation) -> KernelOp:
     return parent
 
 
+def lookup_declaration(op: Operation, ref: str | SymbolRefAttr) -> Operation | None:
+    """The symbol ``ref`` of the ``ttl.operation`` enclosing ``op`` (xDSL's symbol table)."""
+    return SymbolTable.lookup_symbol(_parent_operation(op), ref)
+
+
+class SymbolGetterUse(SymbolUserOpInterface):
+    """``ttl.get_tensor`` / ``ttl.get_dfb``: ``ref`` names a declaration of the op's
+    ``DECL_CLASS`` whose ``DECL_TYPE_FIELD`` is the result type."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, _SymbolGetter)
+        ref: FlatSymbolRefAttr = op.properties["ref"]  # type: ignore[assignment]
+        decl = lookup_declaration(op, ref)
+        if not isinstance(decl, op.DECL_CLASS):
+            raise VerifyException(f"'{ref.string_value()}' is not a {op.DECL_CLASS.name}")
+        if getattr(decl, op.DECL_TYPE_FIELD) != op.results[0].type:
+            raise VerifyException("result type differs from the declaration's type")
+
+
 class _SymbolGetter(IRDLOperation):
-    """Shared verification of ``ttl.get_tensor`` / ``ttl.get_dfb``."""
+    """Shared traits of ``ttl.get_tensor`` / ``ttl.get_dfb``: a pure symbol read."""
 
     DECL_CLASS: ClassVar[type[IRDLOperation]]
     DECL_TYPE_FIELD: ClassVar[str]
 
-    def verify_(self) -> None:
-        ref: FlatSymbolRefAttr = self.properties["ref"]  # type: ignore[assignment]
-        decl = SymbolTable.lookup_symbol(_parent_operation(self), ref)
-        if not isinstance(decl, self.DECL_CLASS):
-            raise VerifyException(f"'{ref.string_value()}' is not a {self.DECL_CLASS.name}")
-        if getattr(decl, self.DECL_TYPE_FIELD) != self.results[0].type:
-            raise VerifyException("result type differs from the declaration's type")
+    traits = traits_def(Pure(), SymbolGetterUse())
 
 
 @irdl_op_definition
@@ -421,9 +599,15 @@ class GetDFBOp(_SymbolGetter):
 # ------------------------------------------------------------ DFB protocol
 
 
+# Acquire and release block on the DFB and move its read/write pointers.
+_DFB_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())
+
+
 class _AcquireOp(IRDLOperation):
     dfb = operand_def(DFBType)
     result = result_def(BlockType)
+
+    traits = traits_def(*_DFB_EFFECTS)
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$dfb attr-dict `:` type($dfb) `->` type($result)"
@@ -458,6 +642,8 @@ class WaitOp(_AcquireOp):
 class _ReleaseOp(IRDLOperation):
     block = operand_def(BlockType)
     ACQUIRE_CLASS: ClassVar[type[IRDLOperation]]
+
+    traits = traits_def(*_DFB_EFFECTS)
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$block attr-dict `:` type($block)"
@@ -501,6 +687,8 @@ class SliceOp(IRDLOperation):
     offsets = var_operand_def(EqAttrConstraint(i32))
     result = result_def(SliceType)
 
+    traits = traits_def(Pure())
+
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)"
 
@@ -529,6 +717,8 @@ class CopyOp(IRDLOperation):
     src = operand_def(BlockType | SliceType)
     dst = operand_def(BlockType | SliceType)
     result = result_def(TransferType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # NOC transfer
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)"
@@ -562,6 +752,8 @@ class TransferWaitOp(IRDLOperation):
 
     transfer = operand_def(TransferType)
 
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # NOC barrier
+
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$transfer attr-dict"
 
@@ -580,6 +772,8 @@ class NodeOp(IRDLOperation):
 
     dim = prop_def(IntegerAttr[I64])
     result = result_def(i32)
+
+    traits = traits_def(Pure())
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict `:` type($result)"
@@ -609,6 +803,8 @@ class ReadOp(IRDLOperation):
     block = operand_def(BlockType)
     result = result_def(TilesType)
 
+    traits = traits_def(MemoryReadEffect())  # the block's tiles in L1
+
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$block attr-dict `:` type($block) `->` type($result)"
 
@@ -627,6 +823,8 @@ class _BinaryOp(IRDLOperation):
     lhs = operand_def(T)
     rhs = operand_def(T)
     result = result_def(T)
+
+    traits = traits_def(Pure())
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
@@ -681,6 +879,8 @@ class MatmulOp(IRDLOperation):
     rhs = operand_def(TilesType)
     result = result_def(TilesType)
 
+    traits = traits_def(Pure())
+
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
 
@@ -707,6 +907,8 @@ class UnaryOp(IRDLOperation):
     fn = prop_def(UnaryFnAttr)
     operand = operand_def(T)
     result = result_def(T)
+
+    traits = traits_def(Pure())
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$fn $operand attr-dict `:` type($result)"
@@ -736,6 +938,8 @@ class BroadcastOp(IRDLOperation):
     operand = operand_def(TilesType)
     result = result_def(TilesType)
 
+    traits = traits_def(Pure())
+
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
@@ -749,7 +953,7 @@ class BroadcastOp(IRDLOperation):
     @property
     def normalized_dims(self) -> tuple[int, ...]:
         """The broadcast dims as non-negative indices, sorted."""
-        rank = len(self.result.type.dims)  # type: ignore[attr-defined]
+        rank = len(self.result.type.dims)
         return tuple(sorted({d % rank for d in self.dims.get_values()}))
 
     def verify_(self) -> None:
@@ -762,7 +966,7 @@ class BroadcastOp(IRDLOperation):
         if any(not -rank <= d < rank for d in self.dims.get_values()):
             raise VerifyException("broadcast dim out of range")
         bdims = self.normalized_dims
-        for i, (s, r) in enumerate(zip(src.dims, res.dims)):
+        for i, (s, r) in enumerate(zip(src.dims, res.dims, strict=True)):
             if i in bdims and s != 1:
                 raise VerifyException(f"broadcast dim {i} must have size 1 in the operand")
             if i not in bdims and s != r:
@@ -777,6 +981,8 @@ class FillOp(IRDLOperation):
 
     value = prop_def(FloatAttr)
     result = result_def(TilesType)
+
+    traits = traits_def(Pure())
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$value attr-dict `:` type($result)"
@@ -797,6 +1003,8 @@ class StoreOp(IRDLOperation):
     block = operand_def(BlockType)
     value = operand_def(TilesType)
     acc = prop_def(BoolAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # packs into L1 (acc reads)
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$value `,` $block attr-dict `:` type($value) `,` type($block)"
@@ -849,7 +1057,7 @@ class DFBEffectAttr(ParametrizedAttribute):
 
     name = "ttl.dfb_effect"
 
-    kind: DFBEffectKindAttr = param_def()
+    kind: DFBEffectKindAttr = param_def(base(DFBEffectKindAttr))
     dependency_index: IntAttr = param_def()
     tiles: IntAttr = param_def()
 
@@ -881,12 +1089,15 @@ class DFBEffectAttr(ParametrizedAttribute):
 class _DFBRefAttr(ParametrizedAttribute):
     """``#ttl.<name><@dfb>``: a compile-time reference to a DFB symbol."""
 
+    if TYPE_CHECKING:
+        dfb: SymbolRefAttr
+
     def __init__(self, dfb: str):
         super().__init__(SymbolRefAttr(dfb))
 
     @property
     def dfb_name(self) -> str:
-        return self.dfb.root_reference.data  # type: ignore[attr-defined]
+        return self.dfb.root_reference.data
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<@{self.dfb_name}>")
@@ -898,22 +1109,22 @@ class _DFBRefAttr(ParametrizedAttribute):
         return (SymbolRefAttr(ref.data),)
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class DFBDescriptorAttr(_DFBRefAttr):
     """Template argument ``ttl.dfb_descriptor(dfb)`` -> ``ttlang::DFBDescriptor<...>``."""
 
     name = "ttl.dfb_descriptor"
 
-    dfb: SymbolRefAttr = param_def()
+    dfb: SymbolRefAttr = param_def(base(SymbolRefAttr))
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # __init__ of the base class
 class DFBIdAttr(_DFBRefAttr):
     """Template argument ``ttl.get_dfb_id(dfb)`` -> the physical index constant."""
 
     name = "ttl.dfb_id"
 
-    dfb: SymbolRefAttr = param_def()
+    dfb: SymbolRefAttr = param_def(base(SymbolRefAttr))
 
 
 @irdl_attr_definition
@@ -997,11 +1208,25 @@ class RawAddrOp(IRDLOperation):
     tensor = operand_def(TensorType)
     result = result_def(i32)
 
+    traits = traits_def(Pure())
+
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$tensor attr-dict `:` type($tensor)"
 
     def __init__(self, tensor: SSAValue):
         super().__init__(operands=[tensor], result_types=[i32])
+
+
+class ExternDFBSymbolUse(SymbolUserOpInterface):
+    """``ttl.call_extern``: every ``#ttl.dfb_descriptor`` / ``#ttl.dfb_id`` names a ``ttl.dfb``."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallExternOp)
+        for a in op.template_args.data:
+            if isinstance(a, _DFBRefAttr) and not isinstance(
+                lookup_declaration(op, a.dfb_name), DFBOp
+            ):
+                raise VerifyException(f"{a} does not name a ttl.dfb")
 
 
 @irdl_op_definition
@@ -1029,7 +1254,10 @@ class CallExternOp(IRDLOperation):
     dfb_dependencies = var_operand_def(DFBType)
     result = opt_result_def(EqAttrConstraint(i32) | EqAttrConstraint(i64))
 
-    traits = traits_def(DFBDependencyInterface())
+    # External C++: anything may be read or written (never removed or merged).
+    traits = traits_def(
+        DFBDependencyInterface(), ExternDFBSymbolUse(), MemoryReadEffect(), MemoryWriteEffect()
+    )
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$header `,` $callee `(` $func_args `)` `descriptors` `(` $descriptor_dfbs `)` "
@@ -1075,7 +1303,7 @@ class CallExternOp(IRDLOperation):
         direct = tuple(v for v in self.func_args if isinstance(v.type, DFBType))
         return direct + tuple(self.descriptor_dfbs) + tuple(self.dfb_dependencies)
 
-    getDFBDependencyOperands = get_dfb_dependency_operands  # the spec's name
+    getDFBDependencyOperands = get_dfb_dependency_operands  # noqa: N815 (the spec's name)
 
     def verify_(self) -> None:
         for a in self.template_args.data:
@@ -1157,5 +1385,7 @@ TTL = Dialect(
         DFBIdAttr,
         FloatBitsAttr,
         DispatchConditionAttr,
+        ProtocolAttr,
+        LifetimeAttr,
     ],
 )

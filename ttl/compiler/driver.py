@@ -1,4 +1,9 @@
-"""The compiler pipeline: evaluate -> IR -> passes -> verify -> C++ + manifest."""
+"""The compiler pipeline: evaluate -> IR -> passes -> verify -> C++ + manifest.
+
+The IR passes run as one xDSL ``PassPipeline`` (:data:`PIPELINE`, the same
+passes ``ttl-opt -p`` runs); ``compile_operation(..., dump_ir_after=...)``
+sees the IR after the frontend and after each pass.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,14 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.transforms.dead_code_elimination import dce
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation as IROperation
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import VerifyException
 
 from ttl.compiler import dialect as d
@@ -22,10 +29,9 @@ from ttl.compiler.emit.cpp import emit_kernels
 from ttl.compiler.evaluate import evaluate_operation
 from ttl.compiler.frontend.module import build_module
 from ttl.compiler.manifest import build_manifest, dumps
-from ttl.compiler.passes.allocate import allocate_dfbs
-from ttl.compiler.passes.assign import assign_slots
-from ttl.compiler.passes.dfb_protocol import check_protocol
-from ttl.compiler.passes.lifetimes import compute_lifetimes
+from ttl.compiler.model import OperationModel
+from ttl.compiler.passes import DEFAULT_PIPELINE, TTLPassError, available_passes
+from ttl.compiler.passes.allocate import placements
 from ttl.compiler.plan import build_plan
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
@@ -33,6 +39,12 @@ from ttl.source import source_lines
 from ttl.targets import DEFAULT_TARGET, get_target
 
 EMIT_KINDS = ("ir", "cpp", "manifest", "plan")
+
+PIPELINE = DEFAULT_PIPELINE
+"""The passes run after the frontend, in ``ttl-opt -p`` syntax."""
+
+IRDump = Callable[[str, str], None]
+"""``dump_ir_after`` callback: (step, IR text); step is ``frontend`` or a pass name."""
 
 
 @dataclass
@@ -80,11 +92,16 @@ def compile_operation(
     target: str | None = None,
     grid: Any = None,
     include_dirs: tuple[str, ...] = (),
+    dump_ir_after: IRDump | str | None = None,
 ) -> CompileResult:
     """Compile ``op`` for tensor ``specs`` on ``target``.
 
     ``include_dirs`` is the ordered header search path for external calls
     of ``ttl.call_extern_func`` headers (after each call's ``include_paths``).
+    ``dump_ir_after``: a callback ``(step, ir_text)`` called with the IR after
+    the frontend (step ``frontend``) and after each pass of :data:`PIPELINE`
+    (step = the pass name), or a directory that receives those texts as
+    ``00-frontend.mlir``, ``01-<pass>.mlir``, ...
     """
     tgt = get_target(target or DEFAULT_TARGET)
     model = evaluate_operation(op, specs, tgt, grid)
@@ -92,10 +109,10 @@ def compile_operation(
     module = build_module(model, tuple(include_dirs))
     op_ir = next(iter(module.ops))
     assert isinstance(op_ir, d.OperationOp)
-    assign_slots(op_ir, tgt)
-    protocol = check_protocol(op_ir, {f.name: f.loc for f in model.dfbs})
-    placements = allocate_dfbs(op_ir, compute_lifetimes(op_ir, protocol))
-    dce(module)
+    try:
+        run_pipeline(module, PIPELINE, _dumper(dump_ir_after))
+    except TTLPassError as e:
+        raise TTLCompileError(e.message, _locate(e.op, model), e.hint) from None
     try:
         module.verify()
     except VerifyException as e:
@@ -112,9 +129,52 @@ def compile_operation(
         sources={s.filename: s.text for s in sources},
         manifest=build_manifest(op_ir, sources, source_name),
         plan=build_plan(
-            op_ir, placements, model.split_plan.to_json() if model.split_plan else None
+            op_ir, placements(op_ir), model.split_plan.to_json() if model.split_plan else None
         ),
     )
+
+
+def run_pipeline(module: ModuleOp, spec: str = PIPELINE, dump: IRDump | None = None) -> None:
+    """Run the passes of ``spec`` (``ttl-opt -p`` syntax) on ``module`` in place.
+
+    ``dump(step, ir_text)`` sees the IR before the first pass (step
+    ``frontend``) and after each pass (step = its name).
+    """
+
+    def callback(done: ModulePass | None, mod: ModuleOp, _next: ModulePass | None) -> None:
+        if dump is not None:
+            dump(done.name if done is not None else "frontend", str(mod) + "\n")
+
+    PassPipeline.parse_spec(available_passes(), spec, callback).apply(Context(), module)
+
+
+def _dumper(target: IRDump | str | None) -> IRDump | None:
+    """The dump callback for ``dump_ir_after``: itself, or one that writes into a directory."""
+    if target is None or callable(target):
+        return target
+    out_dir = target
+    os.makedirs(out_dir, exist_ok=True)
+    count = [0]
+
+    def write(step: str, text: str) -> None:
+        path = os.path.join(out_dir, f"{count[0]:02d}-{step}.mlir")
+        count[0] += 1
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+
+    return write
+
+
+def _locate(op: IROperation, model: OperationModel) -> SourceLoc | None:
+    """Where in the Python source a pass diagnostic about ``op`` belongs."""
+    if isinstance(op, d.DFBOp):
+        for f in model.dfbs:
+            if f.name == op.sym_name.data:
+                return f.loc
+    loc = op.location
+    if isinstance(loc, FileLineColLoc) and loc.filename.data == os.path.basename(model.filename):
+        return SourceLoc(model.filename, loc.line.data, max(loc.column.data - 1, 0))
+    return None
 
 
 def load_operation(src: str, name: str) -> Operation:
@@ -144,10 +204,10 @@ def load_operation(src: str, name: str) -> Operation:
             del sys.modules[mod_name]
             frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
             where = frames[-1] if frames else None
-            loc = SourceLoc(path, where.lineno or 0, where.colno or 0) if where else None
+            raised_at = SourceLoc(path, where.lineno or 0, where.colno or 0) if where else None
             raise TTLCompileError(
                 f"importing {os.path.basename(path)} raised {type(e).__name__}: {e}",
-                loc,
+                raised_at,
                 "the file must import cleanly; guard scripts with if __name__ == '__main__':",
             ) from None
     value = getattr(module, name, None)

@@ -7,15 +7,24 @@ configuration (block shape, dtype, block count, page size): the earlier
 DFB's traffic is complete (balanced) before the later one's first access, so
 the ring is empty and aligned on a block boundary when it is reused. Every
 other DFB gets a fresh index. Without reuse, index = declaration order.
+
+Pass ``ttl-allocate-dfbs`` (:class:`AllocateDFBsPass`) reads each DFB's
+``lifetime`` and ``protocol`` attributes (a DFB without a lifetime is never
+shared) and sets ``physical_index``. :func:`placements` explains the result
+from the IR alone: which earlier DFBs share each index and why (``plan.json``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
+from ttl.compiler.passes import ttl_operations
 from ttl.compiler.passes.lifetimes import Lifetime
 
 
@@ -38,15 +47,13 @@ def _disjoint(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
     return a is not None and b is not None and (a[1] < b[0] or b[1] < a[0])
 
 
-def allocate_dfbs(op: d.OperationOp, lifetimes: dict[str, Lifetime]) -> dict[str, Placement]:
-    """Set ``physical_index`` on every ``ttl.dfb``; return the placement per DFB."""
+def allocate_dfbs(op: d.OperationOp, lifetimes: Mapping[str, Lifetime]) -> None:
+    """Set ``physical_index`` on every ``ttl.dfb`` of ``op``."""
     groups: list[list[d.DFBOp]] = []  # index -> DFBs sharing it
-    placements: dict[str, Placement] = {}
     for f in (x for x in op.body.ops if isinstance(x, d.DFBOp)):
         lt = lifetimes[f.sym_name.data]
-        why_not = lt.why_unbounded()
         chosen = None
-        if why_not is None:
+        if lt.why_unbounded() is None:
             for index, members in enumerate(groups):
                 others = [lifetimes[m.sym_name.data] for m in members]
                 if all(
@@ -61,6 +68,22 @@ def allocate_dfbs(op: d.OperationOp, lifetimes: dict[str, Lifetime]) -> dict[str
         if chosen is None:
             chosen = len(groups)
             groups.append([])
+        groups[chosen].append(f)
+        f.physical_index = IntegerAttr(chosen, i64)
+
+
+def placements(op: d.OperationOp) -> dict[str, Placement]:
+    """The placement of every DFB of ``op``, read from its ``physical_index``,
+    ``lifetime`` and ``protocol`` attributes (after ``ttl-allocate-dfbs``)."""
+    earlier: dict[int, list[d.DFBOp]] = {}  # index -> DFBs seen on it, in declaration order
+    out: dict[str, Placement] = {}
+    for f in (x for x in op.body.ops if isinstance(x, d.DFBOp)):
+        assert f.physical_index is not None, "placements() needs ttl-allocate-dfbs"
+        index = f.physical_index.value.data
+        lt = Lifetime.of(f)
+        members = earlier.setdefault(index, [])
+        if not members:
+            why_not = lt.why_unbounded()
             reason = (
                 f"not reused: {why_not}"
                 if why_not is not None
@@ -68,24 +91,33 @@ def allocate_dfbs(op: d.OperationOp, lifetimes: dict[str, Lifetime]) -> dict[str
                 "and the same configuration"
             )
         else:
-            names = ", ".join(f"'{m.sym_name.data}'" for m in groups[chosen])
+            names = ", ".join(f"'{m.sym_name.data}'" for m in members)
             spans = "; ".join(
-                f"'{m.sym_name.data}' statements {_span(lifetimes[m.sym_name.data])}"
-                for m in groups[chosen]
+                f"'{m.sym_name.data}' statements {_span(Lifetime.of(m))}" for m in members
             )
             reason = (
-                f"reuses index {chosen} of {names}: all live only in kernel '{lt.kernels[0]}' over "
+                f"reuses index {index} of {names}: all live only in kernel '{lt.kernels[0]}' over "
                 f"disjoint statement spans ({spans}; '{lt.dfb}' statements {_span(lt)}), their "
                 "protocols are proven balanced with visible or fully summarized transactions, "
                 "and their configurations are equal"
             )
-        shares = tuple(m.sym_name.data for m in groups[chosen])
-        groups[chosen].append(f)
-        f.physical_index = IntegerAttr(chosen, i64)
-        placements[f.sym_name.data] = Placement(
-            f.sym_name.data, chosen, shares, reason, _protocol(lt)
-        )
-    return placements
+        shares = tuple(m.sym_name.data for m in members)
+        members.append(f)
+        out[f.sym_name.data] = Placement(f.sym_name.data, index, shares, reason, _protocol(lt))
+    return out
+
+
+@dataclass(frozen=True)
+class AllocateDFBsPass(ModulePass):
+    """Sets ``physical_index`` on every ``ttl.dfb``, sharing an index only where the recorded
+    lifetimes prove it safe."""
+
+    name = "ttl-allocate-dfbs"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for operation in ttl_operations(op):
+            dfbs = [f for f in operation.body.ops if isinstance(f, d.DFBOp)]
+            allocate_dfbs(operation, {f.sym_name.data: Lifetime.of(f) for f in dfbs})
 
 
 def _protocol(lt: Lifetime) -> str:

@@ -11,17 +11,25 @@ declared conditions, following ``!= 0`` / ``== 0`` tests of condition results,
 ``not`` (xor with true), ``and``, ``or`` and integer casts. Anything else
 (runtime values, undeclared results, loop-carried values) is unknown: the
 analyses that use it stay conservative.
+
+Pass ``ttl-check-conditions`` (:class:`CheckConditionsPass`) checks the
+identity invariant the analyses rely on: every ``#ttl.dispatch_condition``
+with one ordinal has one scalar type (equal ordinals are one declaration).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
+from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
+from ttl.compiler.passes import TTLPassError, ttl_operations
 
 MAX_CONDITIONS = 10  # 2**10 assignments; beyond that every condition is treated as unknown
 
@@ -93,3 +101,35 @@ def truth(value: SSAValue, env: Mapping[int, bool]) -> bool | None:
             return True
         return None if a is None or b is None else False
     return None
+
+
+def check_conditions(op: d.OperationOp, pass_name: str = "ttl-check-conditions") -> None:
+    """Raise if two condition-result calls of ``op`` share an ordinal but not a scalar type."""
+    first: dict[int, d.CallExternOp] = {}
+    for call in op.walk():
+        if not isinstance(call, d.CallExternOp) or call.condition is None:
+            continue
+        ordinal = call.condition.ordinal.data
+        seen = first.setdefault(ordinal, call)
+        assert seen.condition is not None
+        if seen.condition.scalar_type != call.condition.scalar_type:
+            raise TTLPassError(
+                pass_name,
+                call,
+                f"dispatch condition #{ordinal} is evaluated as {seen.condition.scalar_type} by "
+                f"'{seen.callee.data}' and as {call.condition.scalar_type} by "
+                f"'{call.callee.data}'",
+                "equal #ttl.dispatch_condition ordinals name one ttl.DispatchCondition, which "
+                "has one scalar type; give distinct declarations distinct ordinals",
+            )
+
+
+@dataclass(frozen=True)
+class CheckConditionsPass(ModulePass):
+    """Checks dispatch-condition identity: one ordinal, one scalar type (IR unchanged)."""
+
+    name = "ttl-check-conditions"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for operation in ttl_operations(op):
+            check_conditions(operation, self.name)

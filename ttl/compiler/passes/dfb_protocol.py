@@ -14,17 +14,27 @@ disjoint the program is wrong on that path (a located error naming the DFB,
 the kernels and the counts); if both are one equal value the DFB is balanced
 there. Balanced under every assignment is a proof; anything else stays
 unknown (no error, and no physical-index reuse).
+
+Pass ``ttl-check-dfb-protocol`` (:class:`CheckDFBProtocolPass`) raises the
+error, or records each DFB's verdict on its ``ttl.dfb`` as ``protocol =
+#ttl.protocol<balanced [totals]>`` / ``#ttl.protocol<unknown "why">``
+(read by ``ttl-compute-lifetimes``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NoReturn
 
+from xdsl.context import Context
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
+from ttl.compiler.passes import TTLPassError, ttl_operations
 from ttl.compiler.passes.conditions import (
     _constant,
     assignments,
@@ -32,7 +42,6 @@ from ttl.compiler.passes.conditions import (
     declared_conditions,
     truth,
 )
-from ttl.errors import SourceLoc, TTLCompileError
 
 MAX_VALUES = 64  # more possible totals than this: unknown
 
@@ -49,6 +58,18 @@ class ProtocolFact:
     tiles: tuple[int, ...]  # distinct balanced totals over all assignments (when balanced)
     reason: str
 
+    def to_attr(self) -> d.ProtocolAttr:
+        return d.ProtocolAttr(self.balanced, self.tiles, "" if self.balanced else self.reason)
+
+    @staticmethod
+    def from_attr(attr: d.ProtocolAttr) -> ProtocolFact:
+        if attr.is_balanced:
+            return ProtocolFact(True, attr.tile_totals, BALANCED)
+        return ProtocolFact(False, (), attr.reason.data)
+
+
+BALANCED = "balanced on every path"
+
 
 def dfb_name(value: SSAValue) -> str | None:
     """The DFB symbol an SSA DFB value refers to."""
@@ -60,13 +81,26 @@ def block_dfb(block: SSAValue) -> tuple[str | None, int]:
     """(DFB name, tiles) of an acquired block value."""
     owner = block.owner
     assert isinstance(owner, d.ReserveOp | d.WaitOp)
-    return dfb_name(owner.dfb), owner.result.type.num_tiles  # type: ignore[attr-defined]
+    return dfb_name(owner.dfb), owner.result.type.num_tiles
 
 
 def dependencies(op: Operation) -> tuple[SSAValue, ...] | None:
     """The DFB dependency sequence of an op with the DFBDependencyInterface trait, else None."""
     trait = op.get_trait(d.DFBDependencyInterface)
     return None if trait is None else tuple(trait.get_dfb_dependency_operands(op))
+
+
+def dfb_effects(op: Operation) -> tuple[d.DFBEffectAttr, ...]:
+    """The ``dfb_effects`` property of a DFB-dependency op (its listed protocol actions)."""
+    effects = op.properties["dfb_effects"]
+    assert isinstance(effects, ArrayAttr)
+    return tuple(e for e in effects.data if isinstance(e, d.DFBEffectAttr))
+
+
+def callee(op: Operation) -> str:
+    """The ``callee`` property of an external call (for diagnostics)."""
+    name = op.properties.get("callee")
+    return name.data if isinstance(name, StringAttr) else op.name
 
 
 def _add(a: Vals, b: Vals) -> Vals:
@@ -165,7 +199,7 @@ class KernelCounter:
         return total
 
     def call(self, op: Operation, deps: tuple[SSAValue, ...]) -> Counts:
-        effects = op.properties["dfb_effects"].data  # type: ignore[union-attr]
+        effects = dfb_effects(op)
         counts: Counts = {}
         described = {e.dependency_index.data for e in effects}
         for e in effects:
@@ -178,10 +212,9 @@ class KernelCounter:
         for i, dep in enumerate(deps):
             name = dfb_name(dep)
             if name is not None and i not in described:
-                callee = op.properties["callee"].data  # type: ignore[union-attr]
                 counts = _combine(counts, {name: None}, _add)
                 self.reasons.setdefault(
-                    name, f"external call '{callee}' accesses it with no listed dfb_effects"
+                    name, f"external call '{callee(op)}' accesses it with no listed dfb_effects"
                 )
         return counts
 
@@ -201,7 +234,7 @@ def _sides(kernels: list[d.KernelOp]) -> dict[str, dict[str, list[str]]]:
             if isinstance(op, d.PushOp | d.PopOp):
                 note(block_dfb(op.block)[0], "push" if isinstance(op, d.PushOp) else "pop", k)
             elif (deps := dependencies(op)) is not None:
-                for e in op.properties["dfb_effects"].data:  # type: ignore[union-attr]
+                for e in dfb_effects(op):
                     note(dfb_name(deps[e.dependency_index.data]), e.kind.data.value, k)
     return sides
 
@@ -213,8 +246,7 @@ def _evaluations(op: d.OperationOp) -> dict[int, str]:
         for inner in k.walk():
             ordinal = condition_ordinal(inner)
             if ordinal is not None:
-                callee = inner.properties["callee"].data  # type: ignore[union-attr]
-                text = f"'{callee}' in '{k.logical_kernel.data}'"
+                text = f"'{callee(inner)}' in '{k.logical_kernel.data}'"
                 if text not in found.setdefault(ordinal, []):
                     found[ordinal].append(text)
     return {o: "evaluated by " + ", ".join(v) for o, v in found.items()}
@@ -226,11 +258,15 @@ def _fmt(vals: frozenset[int]) -> str:
 
 
 def check_protocol(
-    op: d.OperationOp, dfb_locs: Mapping[str, SourceLoc | None]
+    op: d.OperationOp, pass_name: str = "ttl-check-dfb-protocol"
 ) -> dict[str, ProtocolFact]:
-    """Verify every DFB's traffic across kernels; return the verdict per DFB."""
+    """Verify every DFB's traffic across kernels; return the verdict per DFB.
+
+    Raises :class:`TTLPassError` at the ``ttl.dfb`` of an unbalanced DFB.
+    """
     kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
-    dfbs = [f.sym_name.data for f in op.body.ops if isinstance(f, d.DFBOp)]
+    decls = {f.sym_name.data: f for f in op.body.ops if isinstance(f, d.DFBOp)}
+    dfbs = list(decls)
     reasons: dict[str, str] = {}
     totals: dict[str, set[int]] = {n: set() for n in dfbs}
     undecided: dict[str, str] = {}
@@ -259,7 +295,8 @@ def check_protocol(
                 undecided.setdefault(name, "only one side (producer or consumer) is visible")
                 continue
             if not produced & consumed:
-                _unbalanced(name, vals, sides[name], env, evaluations, dfb_locs.get(name))  # type: ignore[arg-type]
+                known = [(k, v) for k, v in vals if v is not None]  # all, checked above
+                _unbalanced(name, known, sides[name], env, evaluations, decls[name], pass_name)
             if len(produced) == 1 and produced == consumed:
                 totals[name] |= produced
             else:
@@ -271,9 +308,24 @@ def check_protocol(
     return {
         n: ProtocolFact(False, (), undecided[n])
         if n in undecided
-        else ProtocolFact(True, tuple(sorted(totals[n])), "balanced on every path")
+        else ProtocolFact(True, tuple(sorted(totals[n])), BALANCED)
         for n in dfbs
     }
+
+
+@dataclass(frozen=True)
+class CheckDFBProtocolPass(ModulePass):
+    """Checks produced = consumed tiles per DFB on every path; records ``protocol`` on each
+    ``ttl.dfb``."""
+
+    name = "ttl-check-dfb-protocol"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for operation in ttl_operations(op):
+            facts = check_protocol(operation, self.name)
+            for f in operation.body.ops:
+                if isinstance(f, d.DFBOp):
+                    f.protocol = facts[f.sym_name.data].to_attr()
 
 
 def _unbalanced(
@@ -282,8 +334,9 @@ def _unbalanced(
     sides: Mapping[str, list[str]],
     env: Mapping[int, bool],
     evaluations: Mapping[int, str],
-    loc: SourceLoc | None,
-) -> None:
+    decl: d.DFBOp,
+    pass_name: str,
+) -> NoReturn:
     def side(index: int, verb: str) -> str:
         kernels = sides["push" if index == 0 else "pop"]
         return " and ".join(
@@ -298,9 +351,10 @@ def _unbalanced(
             f"dispatch condition #{o} ({evaluations[o]}) is {'true' if t else 'false'}"
             for o, t in sorted(env.items())
         )
-    raise TTLCompileError(
+    raise TTLPassError(
+        pass_name,
+        decl,
         f"DFB '{name}' is unbalanced{when}: {side(0, 'pushes')} but {side(1, 'pops')}",
-        loc,
         "make the producers push as many tiles as the consumers pop on every path; guard "
         "conditional traffic on both sides with evaluations of one ttl.DispatchCondition",
     )

@@ -17,6 +17,12 @@ every DFB of the operation).
 The span is the range of top-level statements of the kernel body that
 contain an access (an access inside a loop or branch spans the whole loop or
 branch).
+
+Pass ``ttl-compute-lifetimes`` (:class:`ComputeLifetimesPass`) reads each
+DFB's ``protocol`` (absent: unchecked, so not bounded) and records ``lifetime
+= #ttl.lifetime<kernels [...], span [first, last], opaque "why">`` on its
+``ttl.dfb`` (the span only for a DFB of one kernel, ``opaque`` only when some
+access is opaque; the first such reason). ``ttl-allocate-dfbs`` reads it.
 """
 
 from __future__ import annotations
@@ -24,10 +30,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.ir import Operation
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
-from ttl.compiler.passes.dfb_protocol import ProtocolFact, block_dfb, dependencies, dfb_name
+from ttl.compiler.passes import ttl_operations
+from ttl.compiler.passes.dfb_protocol import (
+    ProtocolFact,
+    block_dfb,
+    callee,
+    dependencies,
+    dfb_effects,
+    dfb_name,
+)
 
 
 @dataclass
@@ -43,6 +60,24 @@ class Lifetime:
     @property
     def bounded(self) -> bool:
         return self.why_unbounded() is None
+
+    def to_attr(self) -> d.LifetimeAttr:
+        span = self.span if len(self.kernels) == 1 else None
+        return d.LifetimeAttr(self.kernels, span, self.opaque[0] if self.opaque else "")
+
+    @staticmethod
+    def of(f: d.DFBOp) -> Lifetime:
+        """The lifetime recorded on ``f`` (with its recorded protocol verdict)."""
+        protocol = ProtocolFact.from_attr(f.protocol) if f.protocol is not None else None
+        lt = Lifetime(f.sym_name.data, protocol=protocol)
+        if f.lifetime is None:
+            lt.opaque.append("its lifetime is not computed (ttl-compute-lifetimes)")
+            return lt
+        lt.kernels = f.lifetime.kernel_names
+        lt.span = f.lifetime.statement_span
+        if f.lifetime.opaque.data:
+            lt.opaque.append(f.lifetime.opaque.data)
+        return lt
 
     def why_unbounded(self) -> str | None:
         """None when bounded; else the first reason it is not."""
@@ -77,10 +112,12 @@ def complete_transactions(steps: Sequence[tuple[str, int]]) -> bool:
     return all(v is None for v in open_side.values())
 
 
-def _call_accesses(op: Operation, deps: tuple, lifetimes: dict[str, Lifetime]) -> list[str]:
+def _call_accesses(
+    op: Operation, deps: tuple[SSAValue, ...], lifetimes: dict[str, Lifetime]
+) -> list[str]:
     """DFBs an external call touches; records its opaque occurrences."""
-    callee = op.properties["callee"].data  # type: ignore[union-attr]
-    effects = op.properties["dfb_effects"].data  # type: ignore[union-attr]
+    fn = callee(op)
+    effects = dfb_effects(op)
     touched: list[str] = []
     for i, dep in enumerate(deps):
         name = dfb_name(dep)
@@ -90,17 +127,17 @@ def _call_accesses(op: Operation, deps: tuple, lifetimes: dict[str, Lifetime]) -
         steps = [(e.kind.data.value, e.tiles.data) for e in effects if e.dependency_index.data == i]
         if not steps:
             lifetimes[name].opaque.append(
-                f"external call '{callee}' has no dfb_effects for dependency {i}, an opaque "
+                f"external call '{fn}' has no dfb_effects for dependency {i}, an opaque "
                 "access for the whole call"
             )
         elif not complete_transactions(steps):
             lifetimes[name].opaque.append(
-                f"external call '{callee}' lists a partial summary for dependency {i}"
+                f"external call '{fn}' lists a partial summary for dependency {i}"
             )
     if "unknown_dfb_access" in op.properties:
         for name in sorted(lifetimes):
             lifetimes[name].opaque.append(
-                f"external call '{callee}' sets unknown_dfb_access, an opaque access to every DFB"
+                f"external call '{fn}' sets unknown_dfb_access, an opaque access to every DFB"
             )
             if name not in touched:
                 touched.append(name)
@@ -134,3 +171,22 @@ def compute_lifetimes(
                     lo, hi = lt.span or (index, index)
                     lt.span = (min(lo, index), max(hi, index))
     return lifetimes
+
+
+@dataclass(frozen=True)
+class ComputeLifetimesPass(ModulePass):
+    """Records the ``lifetime`` of every ``ttl.dfb`` (from its accesses and ``protocol``)."""
+
+    name = "ttl-compute-lifetimes"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for operation in ttl_operations(op):
+            dfbs = [f for f in operation.body.ops if isinstance(f, d.DFBOp)]
+            protocol = {
+                f.sym_name.data: ProtocolFact.from_attr(f.protocol)
+                for f in dfbs
+                if f.protocol is not None
+            }
+            lifetimes = compute_lifetimes(operation, protocol)
+            for f in dfbs:
+                f.lifetime = lifetimes[f.sym_name.data].to_attr()

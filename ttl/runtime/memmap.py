@@ -1,7 +1,7 @@
 """Address map and register layout of an emulated node, as one hart sees it.
 
 Mirrors ``device/include/ttl/device_map.h`` (the device-side half of the same
-contract); ``tests/runtime/test_memmap.py`` checks the two agree.
+contract); ``tests/runtime/test_memmap_tiles.py`` checks the two agree.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ __ttl_exit:
 __ttl_yield:
   /* mailbox[4] = resume address, so the emulator needs no register reads.
    * 0xF0013000 = TTL_HART_ARGS_BASE + TTL_MAILBOX_OFFSET; 16 = 4 * TTL_MB_RESUME
-   * (ttl/device_map.h; tests/runtime/test_memmap.py checks they agree). */
+   * (ttl/device_map.h; tests/runtime/test_memmap_tiles.py checks they agree). */
   lui t0, 0xF0013
   sw ra, 16(t0)
   /* Reach the stop address by a jump, past a word nothing executes: after

@@ -1,6 +1,6 @@
 // Address map and register layout of an emulated ttl-bazel Tensix node, as
 // seen by one RISC-V hart. The host side mirrors these numbers in
-// ttl/runtime/memmap.py; tests/runtime/test_memmap.py checks they agree.
+// ttl/runtime/memmap.py; tests/runtime/test_memmap_tiles.py checks they agree.
 //
 //   0x00000000  L1            node-shared, target size (DFB pages live here)
 //   0x10000000  LOCAL         hart-private 1 MiB: code, data, stack (kernel.ld);

@@ -1,4 +1,4 @@
-"""The DSL surface of external C++ calls (spec: external-functions.md).
+"""The DSL surface of external C++ calls (spec: docs/language.md, docs/spec-coverage.md).
 
 Everything here is compiled from the AST: ``call_extern_func``, the DFB
 wrappers and ``DFBEffect`` actions are kernel intrinsics (calling them in

@@ -106,9 +106,7 @@ class ExprLowering:
         raise AssertionError(type(e))
 
     def _tiles(self, shape: Shape) -> d.TilesType:
-        # _ShapedType.__init__ takes a tuple of ints; mypy sees the dataclass-style
-        # __init__ of the IRDL parameters instead (fix belongs in dialect.py).
-        return d.TilesType(shape, self.elem)  # type: ignore[arg-type]
+        return d.TilesType(shape, self.elem)
 
     # ------------------------------------------------------------ lowering
     def lower(self, e: Expr, expected: Shape | None) -> SSAValue:

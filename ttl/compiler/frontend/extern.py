@@ -475,11 +475,9 @@ class ExternMixin(MixinBase):
 
     def _template_attr(self, value: Any) -> Attribute:
         if isinstance(value, DescriptorArg):
-            # _DFBRefAttr.__init__ takes the DFB name; mypy sees the dataclass-style
-            # __init__ of the IRDL parameters instead (fix belongs in dialect.py).
-            return d.DFBDescriptorAttr(value.dfb.name)  # type: ignore[arg-type]
+            return d.DFBDescriptorAttr(value.dfb.name)
         if isinstance(value, DfbIdArg):
-            return d.DFBIdAttr(value.dfb.name)  # type: ignore[arg-type]
+            return d.DFBIdAttr(value.dfb.name)
         if isinstance(value, bool):
             return BoolAttr.from_bool(value)
         if isinstance(value, int):

@@ -86,16 +86,10 @@ class ModuleSymbols:
     def __init__(self, model: OperationModel, include_dirs: tuple[str, ...] = ()):
         self.include_dirs = include_dirs
         self.conditions: list[Any] = []
-        # _ShapedType.__init__ takes a tuple of ints; mypy sees the dataclass-style
-        # __init__ of the IRDL parameters instead (fix belongs in dialect.py).
         self.tensor_types = {
-            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype))  # type: ignore[arg-type]
-            for t in model.tensors
+            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
         }
-        self.dfb_types = {
-            f.name: d.DFBType(f.shape, bx.element_type(f.dtype))  # type: ignore[arg-type]
-            for f in model.dfbs
-        }
+        self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
 
     def condition_ordinal(self, condition: Any) -> int:
         """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""

@@ -60,8 +60,15 @@ def op_symbol(op: Operation) -> str | None:
 
 
 def ttl_operations(module: ModuleOp) -> list[d.OperationOp]:
-    """The ``ttl.operation``s at the top level of ``module`` (the compiler makes one)."""
-    return [op for op in module.ops if isinstance(op, d.OperationOp)]
+    """The ``ttl.operation``s of ``module`` and of modules nested in it, in order (the
+    compiler makes one)."""
+    found: list[d.OperationOp] = []
+    for op in module.ops:
+        if isinstance(op, d.OperationOp):
+            found.append(op)
+        elif isinstance(op, ModuleOp):
+            found += ttl_operations(op)
+    return found
 
 
 def _conditions() -> type[ModulePass]:

@@ -1,0 +1,57 @@
+// PASSES: ttl-check-dfb-protocol --split-input-file --verify-diagnostics
+// Produced and consumed tile counts that cannot be equal on some path are an
+// error at the ttl.dfb (the driver reports it at the DFB's Python declaration).
+
+builtin.module {
+  ttl.operation @e attributes {grid = array<i64: 1, 1>, target = "wormhole_b0", identity = "t"} {
+    ttl.tensor @a {index = 0 : i64, tensor_type = !ttl.tensor<32x128xbf16>}
+    ttl.dfb @buf {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
+    ttl.kernel @read attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "e.read"} {
+      %buf = ttl.get_dfb @buf : !ttl.dfb<1x1xbf16>
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      scf.for %i = %c0 to %c2 step %c1 : i32 {
+        %b = ttl.reserve %buf : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+        ttl.push %b : !ttl.block<1x1xbf16>
+      }
+    }
+    ttl.kernel @write attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "e.write"} {
+      %buf = ttl.get_dfb @buf : !ttl.dfb<1x1xbf16>
+      %b = ttl.wait %buf : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+      ttl.pop %b : !ttl.block<1x1xbf16>
+    }
+  }
+}
+
+// CHECK:      error: DFB 'buf' is unbalanced: kernel 'e.read' pushes 2 tiles but kernel 'e.write' pops 1 tile
+// CHECK-NEXT:   at: ttl.dfb @buf (pass ttl-check-dfb-protocol)
+// CHECK-NEXT: hint: make the producers push as many tiles as the consumers pop on every path
+
+// -----
+
+// Only the reader is guarded by the declared condition: unbalanced when it is false.
+builtin.module {
+  ttl.operation @g attributes {grid = array<i64: 1, 1>, target = "wormhole_b0", identity = "t"} {
+    ttl.tensor @a {index = 0 : i64, tensor_type = !ttl.tensor<32x128xbf16>}
+    ttl.dfb @buf {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
+    ttl.kernel @read attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "g.read"} {
+      %buf = ttl.get_dfb @buf : !ttl.dfb<1x1xbf16>
+      %c0 = arith.constant 0 : i32
+      %on = ttl.call_extern "h.hpp", "enabled"() descriptors() deps() {template_args = [], include_paths = [], dfb_effects = [], condition = #ttl.dispatch_condition<0, i32>} : (), (), () -> i32
+      %t = arith.cmpi ne, %on, %c0 : i32
+      scf.if %t {
+        %b = ttl.reserve %buf : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+        ttl.push %b : !ttl.block<1x1xbf16>
+      }
+    }
+    ttl.kernel @write attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "g.write"} {
+      %buf = ttl.get_dfb @buf : !ttl.dfb<1x1xbf16>
+      %b = ttl.wait %buf : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+      ttl.pop %b : !ttl.block<1x1xbf16>
+    }
+  }
+}
+
+// CHECK:      error: DFB 'buf' is unbalanced when dispatch condition #0 (evaluated by 'enabled' in 'g.read') is false: kernel 'g.read' pushes 0 tiles but kernel 'g.write' pops 1 tile
+// CHECK-NEXT:   at: ttl.dfb @buf (pass ttl-check-dfb-protocol)

@@ -59,7 +59,8 @@ class Kernel:
             raise TTLCompileError(
                 f"ttl.Kernel takes exactly one KernelKind, got {kind!r}",
                 caller_loc(2),
-                "write ttl.Kernel(ttl.KernelKind.COMPUTE) or ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)",
+                "write ttl.Kernel(ttl.KernelKind.COMPUTE) or "
+                "ttl.Kernel(ttl.KernelKind.DATA_MOVEMENT)",
             )
         self.kind = kind
         self.loc = caller_loc(2)
@@ -85,7 +86,7 @@ class Kernel:
             self.binding = KernelBinding(owner, capture_name)
         return self.binding.owner is owner
 
-    def _key(self) -> tuple[str, str, str]:
+    def _key(self) -> tuple[str, str, str | None]:  # enum.Flag names are Optional
         b = self.binding
         if b is None:
             raise TTLCompileError(
@@ -317,7 +318,7 @@ def _flatten(sizes: tuple[int, ...], dims: int, pad: int) -> tuple[int, ...]:
     last = 1
     for s in sizes[dims - 1 :]:
         last *= s
-    return head + (last,)
+    return (*head, last)
 
 
 def grid_size(dims: int = 2) -> Any:

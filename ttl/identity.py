@@ -40,10 +40,12 @@ def fingerprint(value: Any, _seen: tuple[int, ...] = ()) -> str | None:
         return f"{type(value).__qualname__}.{value.name}"
     if isinstance(value, tuple):
         parts = [fingerprint(v, _seen) for v in value]
-        return None if None in parts else "(" + ",".join(parts) + ")"  # type: ignore[arg-type]
+        texts = [p for p in parts if p is not None]
+        return None if len(texts) != len(parts) else "(" + ",".join(texts) + ")"
     if isinstance(value, frozenset):
         parts = [fingerprint(v, _seen) for v in value]
-        return None if None in parts else "frozenset{" + ",".join(sorted(parts)) + "}"  # type: ignore[arg-type]
+        texts = [p for p in parts if p is not None]
+        return None if len(texts) != len(parts) else "frozenset{" + ",".join(sorted(texts)) + "}"
     method = getattr(type(value), "__ttl_fingerprint__", None)
     if method is not None:
         return str(method(value))
@@ -55,7 +57,7 @@ def fingerprint(value: Any, _seen: tuple[int, ...] = ()) -> str | None:
     return None
 
 
-def _referenced_names(fn: types.FunctionType) -> set[str]:
+def _referenced_names(fn: Callable[..., Any]) -> set[str]:
     """Global and free names used by ``fn`` and the functions nested in it."""
     names: set[str] = set()
     stack = [fn.__code__]
@@ -67,7 +69,7 @@ def _referenced_names(fn: types.FunctionType) -> set[str]:
     return names
 
 
-def captures(fn: types.FunctionType) -> Iterator[tuple[str, Any]]:
+def captures(fn: Callable[..., Any]) -> Iterator[tuple[str, Any]]:
     """(name, value) of every nonlocal capture of ``fn``, sorted by name.
 
     Closure cells first, then module globals; names not (yet) bound are skipped.
@@ -86,8 +88,12 @@ def captures(fn: types.FunctionType) -> Iterator[tuple[str, Any]]:
         yield name, value
 
 
-def function_identity(fn: types.FunctionType, def_node: ast.FunctionDef | None = None) -> str:
-    """Hash of (qualified name, normalized source, immutable captures) of ``fn``."""
+def function_identity(fn: Callable[..., Any], def_node: ast.FunctionDef | None = None) -> str:
+    """Hash of (qualified name, normalized source, immutable captures) of ``fn``.
+
+    ``fn`` is a Python function (typed as a Callable, as mypy types ``def``s; its
+    ``__code__``, ``__closure__`` and ``__globals__`` are read).
+    """
     if def_node is None:
         _, def_node = function_def(fn)
     h = hashlib.sha256()

@@ -78,4 +78,6 @@ class TensorSpec:
             return value
         if isinstance(value, str):
             return cls.parse(value)
+        # Duck-typed (NumPy, torch, ...); an object without them raises AttributeError,
+        # which callers report as an invalid spec.
         return cls(tuple(value.shape), normalize_dtype(value.dtype))  # type: ignore[attr-defined]

@@ -29,6 +29,8 @@ _DTYPES = {"bf16": ml_dtypes.bfloat16, "f32": np.float32, "fp32": np.float32}
 
 def load_reference(path: str, name: str):
     spec = importlib.util.spec_from_file_location("ttl_operation_test_reference", path)
+    # The rule passes a .py file, which the source-file loader always takes.
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     reference = getattr(module, name, None)
@@ -92,9 +94,11 @@ def main(argv: list[str]) -> int:
     print(f"{bundle.operation} on the emulated {bundle.target} grid {bundle.grid}:")
     ok = all(
         compare(sig.name, out, want, args.rtol, args.atol)
-        for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected)
+        for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected, strict=False)
     )
-    print(device.last_report.table())
+    report = device.last_report
+    assert report is not None  # run() records it
+    print(report.table())
     return 0 if ok else 1
 
 

@@ -69,6 +69,7 @@ def _int32(value: int) -> int:
 def iter_fields(data: bytes):
     """Yields (field number, wire type, value); value is int or bytes."""
     pos = 0
+    value: int | bytes
     while pos < len(data):
         key, pos = decode_varint(data, pos)
         number, wire = key >> 3, key & 7

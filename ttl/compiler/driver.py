@@ -30,8 +30,9 @@ from ttl.compiler.evaluate import evaluate_operation
 from ttl.compiler.frontend.module import build_module
 from ttl.compiler.manifest import build_manifest, dumps
 from ttl.compiler.model import OperationModel
-from ttl.compiler.passes import DEFAULT_PIPELINE, TTLPassError, available_passes
 from ttl.compiler.passes.allocate import placements
+from ttl.compiler.passes.common import TTLPassError
+from ttl.compiler.passes.registry import DEFAULT_PIPELINE, available_passes
 from ttl.compiler.plan import build_plan
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation

@@ -35,7 +35,8 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ttl.compiler.dialect import TTL
-from ttl.compiler.passes import DEFAULT_PIPELINE, TTLPassError, available_passes
+from ttl.compiler.passes.common import TTLPassError
+from ttl.compiler.passes.registry import DEFAULT_PIPELINE, available_passes
 from ttl.errors import TTLCompileError
 
 PROG = "ttl-opt"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ttl.compiler.opt import main as ttl_opt
-from ttl.compiler.passes import DEFAULT_PIPELINE, available_passes
+from ttl.compiler.passes.registry import DEFAULT_PIPELINE, available_passes
 
 HERE = Path(__file__).resolve().parent
 PASS_TESTS = sorted(HERE.glob("*.mlir"))

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
-from ttl.compiler.passes import ttl_operations
+from ttl.compiler.passes.common import ttl_operations
 from ttl.compiler.passes.lifetimes import Lifetime
 
 

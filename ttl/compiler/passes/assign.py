@@ -16,7 +16,7 @@ from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.capacity import kernel_capacity_error
-from ttl.compiler.passes import TTLPassError, ttl_operations
+from ttl.compiler.passes.common import TTLPassError, ttl_operations
 from ttl.targets import COMPUTE, DATA_MOVEMENT, TARGETS, Target
 
 _SLOT_KIND = {d.KernelKindEnum.COMPUTE: COMPUTE, d.KernelKindEnum.DATA_MOVEMENT: DATA_MOVEMENT}

@@ -29,7 +29,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
-from ttl.compiler.passes import TTLPassError, ttl_operations
+from ttl.compiler.passes.common import TTLPassError, ttl_operations
 
 MAX_CONDITIONS = 10  # 2**10 assignments; beyond that every condition is treated as unknown
 

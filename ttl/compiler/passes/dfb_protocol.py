@@ -34,7 +34,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
-from ttl.compiler.passes import TTLPassError, ttl_operations
+from ttl.compiler.passes.common import TTLPassError, ttl_operations
 from ttl.compiler.passes.conditions import (
     _constant,
     assignments,

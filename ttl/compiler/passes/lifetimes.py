@@ -36,7 +36,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
-from ttl.compiler.passes import ttl_operations
+from ttl.compiler.passes.common import ttl_operations
 from ttl.compiler.passes.dfb_protocol import (
     ProtocolFact,
     block_dfb,

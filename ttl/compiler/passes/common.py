@@ -1,0 +1,53 @@
+"""What the ttl passes share: their diagnostic and the ops they run on."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+from ttl.compiler import dialect as d
+
+
+class TTLPassError(DiagnosticException):
+    """A diagnostic of pass ``pass_name`` about ``op`` (a program error, not a compiler bug).
+
+    The driver turns it into a located ``TTLCompileError`` (it knows where each
+    ``ttl.dfb`` was declared in the Python source); ``ttl-opt`` prints it.
+    """
+
+    def __init__(self, pass_name: str, op: Operation, message: str, hint: str | None = None):
+        self.pass_name = pass_name
+        self.op = op
+        self.message = message
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """``error: <message>``, where (op, pass) and the hint, one per line."""
+        sym = op_symbol(self.op)
+        lines = [
+            f"error: {self.message}",
+            f"  at: {self.op.name}{f' @{sym}' if sym else ''} (pass {self.pass_name})",
+        ]
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+
+def op_symbol(op: Operation) -> str | None:
+    """The ``sym_name`` of a symbol op, else None."""
+    sym = op.properties.get("sym_name")
+    return sym.data if isinstance(sym, StringAttr) else None
+
+
+def ttl_operations(module: ModuleOp) -> list[d.OperationOp]:
+    """The ``ttl.operation``s of ``module`` and of modules nested in it, in order (the
+    compiler makes one)."""
+    found: list[d.OperationOp] = []
+    for op in module.ops:
+        if isinstance(op, d.OperationOp):
+            found.append(op)
+        elif isinstance(op, ModuleOp):
+            found += ttl_operations(op)
+    return found

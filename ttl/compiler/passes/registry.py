@@ -1,0 +1,75 @@
+"""The pass registry: every pass name ``ttl-opt`` accepts, and the driver's pipeline.
+
+Factories return the pass class (xDSL's convention), so a pass module loads
+on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+DEFAULT_PIPELINE = (
+    "ttl-check-conditions,ttl-assign-slots,ttl-check-dfb-protocol,"
+    "ttl-compute-lifetimes,ttl-allocate-dfbs,dce"
+)
+"""The driver's pipeline, in ``ttl-opt -p`` syntax."""
+
+
+def _conditions() -> type[ModulePass]:
+    from ttl.compiler.passes.conditions import CheckConditionsPass
+
+    return CheckConditionsPass
+
+
+def _assign() -> type[ModulePass]:
+    from ttl.compiler.passes.assign import AssignSlotsPass
+
+    return AssignSlotsPass
+
+
+def _protocol() -> type[ModulePass]:
+    from ttl.compiler.passes.dfb_protocol import CheckDFBProtocolPass
+
+    return CheckDFBProtocolPass
+
+
+def _lifetimes() -> type[ModulePass]:
+    from ttl.compiler.passes.lifetimes import ComputeLifetimesPass
+
+    return ComputeLifetimesPass
+
+
+def _allocate() -> type[ModulePass]:
+    from ttl.compiler.passes.allocate import AllocateDFBsPass
+
+    return AllocateDFBsPass
+
+
+def _dce() -> type[ModulePass]:
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    return DeadCodeElimination
+
+
+def _cse() -> type[ModulePass]:
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+
+    return CommonSubexpressionElimination
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory of its ``ModulePass`` class: the ttl passes in pipeline order,
+    then xDSL's generic ``dce`` and ``cse``."""
+    return {
+        "ttl-check-conditions": _conditions,
+        "ttl-assign-slots": _assign,
+        "ttl-check-dfb-protocol": _protocol,
+        "ttl-compute-lifetimes": _lifetimes,
+        "ttl-allocate-dfbs": _allocate,
+        "dce": _dce,
+        "cse": _cse,
+    }

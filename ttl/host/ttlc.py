@@ -75,6 +75,13 @@ def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:
         "What to emit.",
         flag_values=flag_values,
     )
+    flags.DEFINE_string(
+        "dump_ir_after",
+        None,
+        "Directory receiving the IR after the frontend and after each compiler pass "
+        "(00-frontend.mlir, 01-<pass>.mlir, ...; rerun a pass with ttl-opt -p <pass>).",
+        flag_values=flag_values,
+    )
     flags.mark_flags_as_required(REQUIRED_FLAGS, flag_values=flag_values)
     return flag_values
 
@@ -139,7 +146,7 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
     except (FlagError, ValueError) as e:
         print(f"ttlc: error: {e}", file=sys.stderr)
         return EXIT_BAD_FLAGS
-    from ttl.compiler.driver import load_operation
+    from ttl.compiler.driver import compile_operation, load_operation
 
     try:
         op = load_operation(fv.src, fv.operation)
@@ -150,7 +157,14 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
         print(e.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     try:
-        result = op.compile(specs, target=fv.target, grid=grid, include_dirs=tuple(fv.include_dir))
+        result = compile_operation(
+            op,
+            specs,
+            target=fv.target,
+            grid=grid,
+            include_dirs=tuple(fv.include_dir),
+            dump_ir_after=fv.dump_ir_after,
+        )
     except TTLCompileError as e:
         print(e.render(), file=sys.stderr)
         return EXIT_USER_ERROR

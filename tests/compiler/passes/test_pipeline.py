@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,26 @@ def test_outputs_are_deterministic() -> None:
     second, dumps2 = compile_with_dumps(EXAMPLES[-1])
     assert dumps1 == dumps2
     assert first.files() == second.files()
+
+
+def test_ttlc_dump_ir_after_flag(tmp_path: Path) -> None:
+    out, dump = tmp_path / "out", tmp_path / "ir"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ttl.host.ttlc",
+            f"--src={EXAMPLES[0]}",
+            "--operation=eltwise_single_tile",
+            *(f"--arg={n}=bf16[64,128]" for n in "abcy"),
+            f"--out={out}",
+            f"--dump_ir_after={dump}",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(p.name for p in dump.iterdir())
+    assert names == [f"{i:02d}-{step}.mlir" for i, step in enumerate(STEPS)]
+    assert (dump / names[-1]).read_text() == (out / "eltwise_single_tile.mlir").read_text()

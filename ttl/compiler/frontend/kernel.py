@@ -22,6 +22,7 @@ from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.extern import ExternMixin
+from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import (
     IDENT,
     Affine,
@@ -78,26 +79,6 @@ _BLOCK_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
 _OpT = TypeVar("_OpT", bound=Operation)
-
-
-class ModuleSymbols:
-    """Symbol names and types of the operation's tensors and DFBs."""
-
-    def __init__(self, model: OperationModel, include_dirs: tuple[str, ...] = ()):
-        self.include_dirs = include_dirs
-        self.conditions: list[Any] = []
-        self.tensor_types = {
-            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
-        }
-        self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
-
-    def condition_ordinal(self, condition: Any) -> int:
-        """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""
-        for i, c in enumerate(self.conditions):
-            if c is condition:
-                return i
-        self.conditions.append(condition)
-        return len(self.conditions) - 1
 
 
 class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor):

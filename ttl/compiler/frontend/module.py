@@ -6,7 +6,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
 from ttl.compiler import dialect as d
-from ttl.compiler.frontend.kernel import KernelCompiler, ModuleSymbols
+from ttl.compiler.frontend.kernel import KernelCompiler
+from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.model import OperationModel
 from ttl.targets import tile_bytes
 

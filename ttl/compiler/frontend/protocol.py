@@ -38,12 +38,10 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from ttl import dsl
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import BlockHandle, Dyn
 from ttl.compiler.model import OperationModel, ThreadModel
 from ttl.errors import TTLCompileError
-
-if TYPE_CHECKING:
-    from ttl.compiler.frontend.kernel import ModuleSymbols
 
 _OpT = TypeVar("_OpT", bound=Operation)
 

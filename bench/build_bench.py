@@ -26,7 +26,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from bazel_harness import Bazel, Nginx
+from bazel_harness import Bazel, Nginx  # noqa: E402 (sys.path must be set first)
 
 EXAMPLES = "//examples/..."
 TOOLCHAIN = "--extra_toolchains=@ttl_bazel//toolchains/device:riscv_gcc_toolchain"
@@ -114,7 +114,8 @@ def main() -> None:
             timed_build(a, f"--strategy=TtlCompile={strategy}", f"--profile={profile}", EXAMPLES)
             times = compile_durations(profile)
             print(
-                f"TtlCompile ({strategy}): {len(times)} actions, mean {statistics.mean(times):.3f} s,"
+                f"TtlCompile ({strategy}): {len(times)} actions,"
+                f" mean {statistics.mean(times):.3f} s,"
                 f" median {statistics.median(times):.3f} s, min {min(times):.3f} s"
             )
     finally:

@@ -24,7 +24,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ttl.compiler.driver import compile_operation, load_operation
+from ttl.compiler.driver import (  # noqa: E402 (sys.path must be set first)
+    compile_operation,
+    load_operation,
+)
 
 GOAL_MS, GOAL_CLI_S, GOAL_RSS_MB = 150.0, 1.0, 250.0
 

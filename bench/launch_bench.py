@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
 
-from rt_eltwise import run_eltwise
+from rt_eltwise import run_eltwise  # noqa: E402 (sys.path must be set first)
 
-from ttl.host import toolchain
-from ttl.runtime import Device
+from ttl.host import toolchain  # noqa: E402 (sys.path must be set first)
+from ttl.runtime import Device  # noqa: E402 (sys.path must be set first)
 
 
 def main() -> None:

@@ -6,8 +6,6 @@ Built by Bazel (examples/extern:guarded_static) and by the JIT (calling the
 operation), with the same device build and byte-identical bundles.
 """
 
-import numpy as np
-
 import ttl
 
 HEADER = "sign_flip.hpp"

@@ -35,15 +35,18 @@ def test_eltwise_ir():
     filecheck(
         result.ir,
         """
-        CHECK: ttl.operation @eltwise_single_tile attributes {grid = array<i64: 1, 1>, target = "wormhole_b0"
+        CHECK: ttl.operation @eltwise_single_tile attributes {grid = array<i64: 1, 1>, \
+target = "wormhole_b0"
         CHECK: ttl.tensor @a {index = 0 : i64, tensor_type = !ttl.tensor<64x128xbf16>}
-        CHECK: ttl.dfb @a_dfb {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>,
+        CHECK: ttl.dfb @a_dfb {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, \
+dfb_type = !ttl.dfb<1x1xbf16>,
         CHECK-SAME: protocol = #ttl.protocol<balanced [8]>,
         CHECK-SAME: lifetime = #ttl.lifetime<kernels ["eltwise_single_tile.compute",
         CHECK-SAME: "eltwise_single_tile.read"]>,
         CHECK-SAME: physical_index = 0 : i64}
         CHECK: ttl.dfb @y_dfb {{.*}}physical_index = 3 : i64}
-        CHECK: ttl.kernel @compute attributes {kind = #ttl<kernel_kind compute>, logical_kernel = "eltwise_single_tile.compute", slot = "compute"}
+        CHECK: ttl.kernel @compute attributes {kind = #ttl<kernel_kind compute>, \
+logical_kernel = "eltwise_single_tile.compute", slot = "compute"}
         CHECK: scf.for
         CHECK: scf.for
         CHECK: %[[A:.*]] = ttl.wait %a_dfb : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
@@ -54,11 +57,13 @@ def test_eltwise_ir():
         CHECK: ttl.store %[[S]], %[[Y]] {acc = false}
         CHECK: ttl.push %[[Y]]
         CHECK: ttl.pop %[[A]]
-        CHECK: ttl.kernel @read attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "eltwise_single_tile.read", slot = "dm0"}
+        CHECK: ttl.kernel @read attributes {kind = #ttl<kernel_kind data_movement>, \
+logical_kernel = "eltwise_single_tile.read", slot = "dm0"}
         CHECK: scf.for %r = {{.*}} to {{.*}} step
         CHECK: scf.for %col =
         CHECK: %[[B:.*]] = ttl.reserve %a_dfb
-        CHECK: %[[SL:.*]] = ttl.slice %a[%r, %col] : !ttl.tensor<64x128xbf16> -> !ttl.slice<1x1xbf16>
+        CHECK: %[[SL:.*]] = ttl.slice %a[%r, %col] : !ttl.tensor<64x128xbf16> \
+-> !ttl.slice<1x1xbf16>
         CHECK: %[[TX:.*]] = ttl.copy %[[SL]], %[[B]]
         CHECK: ttl.transfer_wait %[[TX]]
         CHECK: ttl.kernel @write attributes {{.*}}slot = "dm1"}
@@ -161,7 +166,8 @@ def test_multi_tile_blocks_chunk_dst():
         CHECK: cb_reserve_back(dfb_a_dfb, 8);
         CHECK: for (uint32_t [[I:tile0]] = 0; [[I]] < 2; ++[[I]]) {
         CHECK-NEXT: for (uint32_t [[J:tile1]] = 0; [[J]] < 4; ++[[J]]) {
-        CHECK-NEXT: noc_async_read_tile((r0 + [[I]]) * 8 + c0 + [[J]], tensor_a, a_blk_addr + ([[I]] * 4 + [[J]]) * 2048);
+        CHECK-NEXT: noc_async_read_tile((r0 + [[I]]) * 8 + c0 + [[J]], tensor_a, \
+a_blk_addr + ([[I]] * 4 + [[J]]) * 2048);
         """,
     )
 
@@ -205,7 +211,8 @@ def test_matmul_accumulate_cpp():
         """
         CHECK: %[[F:.*]] = ttl.fill 0.000000e+00 : f32 : !ttl.tiles<2x2xbf16>
         CHECK: ttl.store %[[F]], %[[ACC:.*]] {acc = false}
-        CHECK: %[[MM:.*]] = ttl.matmul %{{.*}}, %{{.*}} : !ttl.tiles<2x2xbf16>, !ttl.tiles<2x2xbf16> -> !ttl.tiles<2x2xbf16>
+        CHECK: %[[MM:.*]] = ttl.matmul %{{.*}}, %{{.*}} : \
+!ttl.tiles<2x2xbf16>, !ttl.tiles<2x2xbf16> -> !ttl.tiles<2x2xbf16>
         CHECK: ttl.store %[[MM]], %[[ACC]] {acc = true}
         CHECK: ttl.unary relu
         """,
@@ -238,7 +245,8 @@ def test_broadcast_cpp():
     filecheck(
         result.ir,
         """
-        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: -1>} : !ttl.tiles<2x1xbf16> -> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: -1>} : !ttl.tiles<2x1xbf16> \
+-> !ttl.tiles<2x2xbf16>
         """,
     )
     filecheck(
@@ -251,7 +259,8 @@ def test_broadcast_cpp():
     filecheck(
         result.sources["read.cpp"],
         """
-        CHECK: noc_async_read_tile({{.*}} + [[I:tile0_[0-9]+]], tensor_c, c_blk_addr + [[I]] * 2048);
+        CHECK: noc_async_read_tile({{.*}} + [[I:tile0_[0-9]+]], tensor_c, \
+c_blk_addr + [[I]] * 2048);
         """,
     )
 

@@ -58,7 +58,8 @@ if pick != 4:
         """
         CHECK: %node_x = ttl.node {dim = 0 : i64} : i32
         CHECK: %node_y = ttl.node {dim = 1 : i64} : i32
-        CHECK: %[[T:.*]] = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, i32) -> (i32, i32) {
+        CHECK: %[[T:.*]] = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, i32) \
+-> (i32, i32) {
         CHECK: arith.cmpi slt
         CHECK: scf.condition
         CHECK: arith.floordivsi
@@ -201,17 +202,22 @@ with a_dfb.wait() as p, y_dfb.reserve() as out:
 def test_broadcast_forms_and_fill_shape_inference(compile_source):
     body = """
 with c_dfb.wait() as col, r_dfb.wait() as row, s_dfb.wait() as one, y_dfb.reserve() as out:
-    out.store(ttl.math.broadcast(col, out, dims=[1]) + ttl.block.broadcast(row, dims=[0], shape=(2, 2)))
+    out.store(ttl.math.broadcast(col, out, dims=[1]) + \
+ttl.block.broadcast(row, dims=[0], shape=(2, 2)))
 with s_dfb.wait() as one, y_dfb.reserve() as out:
-    out.store(ttl.math.broadcast(one, dims=[0, 1]) * ttl.block.fill(2.0, shape=(2, 2)) - ttl.block.fill(0.5))
+    out.store(ttl.math.broadcast(one, dims=[0, 1]) * ttl.block.fill(2.0, shape=(2, 2)) \
+- ttl.block.fill(0.5))
 """
     result = compile_source(program(body, "compute"), "op", SPECS)
     filecheck(
         result.ir,
         """
-        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 1>} : !ttl.tiles<2x1xbf16> -> !ttl.tiles<2x2xbf16>
-        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 0>} : !ttl.tiles<1x2xbf16> -> !ttl.tiles<2x2xbf16>
-        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 0, 1>} : !ttl.tiles<1x1xbf16> -> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 1>} : !ttl.tiles<2x1xbf16> \
+-> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 0>} : !ttl.tiles<1x2xbf16> \
+-> !ttl.tiles<2x2xbf16>
+        CHECK: ttl.broadcast %{{.*}} {dims = array<i64: 0, 1>} : !ttl.tiles<1x1xbf16> \
+-> !ttl.tiles<2x2xbf16>
         CHECK: ttl.fill 2.000000e+00 : f32 : !ttl.tiles<2x2xbf16>
         CHECK: ttl.fill 5.000000e-01 : f32 : !ttl.tiles<2x2xbf16>
         """,

@@ -23,7 +23,7 @@ def run_eltwise(dev: Device, elfs: dict, a, b, c, dtype: str, block_count: int =
     ta, tb, tc = (dev.write_tensor(x, dtype) for x in (a, b, c))
     ty = dev.allocate_tensor(np.shape(a), dtype)
     nodes = sorted(dev.nodes)
-    parts = dict(zip(nodes, split(ta.num_pages, len(nodes))))
+    parts = dict(zip(nodes, split(ta.num_pages, len(nodes)), strict=True))
     page = ta.page_size
     dfbs = [DFBConfig(i, page, 1, block_count, dtype) for i in (0, 1, 2, 16)]
     prog = Program(

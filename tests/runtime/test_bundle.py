@@ -136,7 +136,7 @@ def test_rejects_unknown_version_and_target(eltwise_bundle, tmp_path):
 
 
 def test_missing_directory_is_a_clear_error(tmp_path):
-    with pytest.raises(BundleError, match="has no manifest.json"):
+    with pytest.raises(BundleError, match=r"has no manifest\.json"):
         load_bundle(tmp_path)
 
 

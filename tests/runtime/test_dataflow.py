@@ -170,7 +170,7 @@ def test_launch_rejects_bad_configuration(build):
         dev.launch(Program([KernelSpec("k", elf, "dm2")]))
     with pytest.raises(LaunchError, match="both use slot dm0"):
         dev.launch(Program([KernelSpec("a", elf, "dm0"), KernelSpec("b", elf, "dm0")]))
-    with pytest.raises(LaunchError, match="DFBs need .* bytes of L1"):
+    with pytest.raises(LaunchError, match=r"DFBs need .* bytes of L1"):
         dev.launch(Program([KernelSpec("k", elf, "dm0")], [DFBConfig(0, 2048, 8, 100)]))
     with pytest.raises(LaunchError, match="DFB index 32 is outside"):
         dev.launch(Program([KernelSpec("k", elf, "dm0")], [DFBConfig(32, 2048, 1, 2)]))

@@ -14,17 +14,48 @@ CASES = {
     "header-only": "ttl.call_extern_func(HEADER, kernel=ttl.KernelKind.COMPUTE)  # ERROR",
     "star-args": "ttl.call_extern_func(*ARGS, kernel=ttl.KernelKind.COMPUTE)  # ERROR",
     "double-star": 'ttl.call_extern_func(HEADER, "f", **OPTS)  # ERROR',
-    "template-not-list": 'ttl.call_extern_func(HEADER, "f", template_args=5, kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "func-args-dfb-not-list": 'ttl.call_extern_func(HEADER, "f", func_args=src, kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "deps-not-dfb": 'ttl.call_extern_func(HEADER, "f", dfb_dependencies=[inp], kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "effect-extra-kw": 'ttl.call_extern_func(HEADER, "f", func_args=[src], dfb_effects=[ttl.DFBEffect.wait(src, tiles=1, extra=2)], kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR',
-    "effect-not-dfb": 'ttl.call_extern_func(HEADER, "f", func_args=[src], dfb_effects=[ttl.DFBEffect.wait(3, tiles=1)], kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR',
-    "repeat-arity": 'ttl.call_extern_func(HEADER, "f", func_args=[src], dfb_effects=[ttl.DFBEffect.repeat(2)], kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR',
-    "descriptor-of-tensor": 'ttl.call_extern_func(HEADER, "f", template_args=[ttl.dfb_descriptor(inp)], kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "descriptor-two-args": 'ttl.call_extern_func(HEADER, "f", template_args=[ttl.dfb_descriptor(src, dst)], kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "include-not-list": 'ttl.call_extern_func(HEADER, "f", include_paths=3, kernel=ttl.KernelKind.COMPUTE)  # ERROR',
+    "template-not-list": (
+        'ttl.call_extern_func(HEADER, "f", template_args=5, kernel=ttl.KernelKind.COMPUTE)  # ERROR'
+    ),
+    "func-args-dfb-not-list": (
+        'ttl.call_extern_func(HEADER, "f", func_args=src, kernel=ttl.KernelKind.COMPUTE)  # ERROR'
+    ),
+    "deps-not-dfb": (
+        'ttl.call_extern_func(HEADER, "f", dfb_dependencies=[inp], '
+        "kernel=ttl.KernelKind.COMPUTE)  # ERROR"
+    ),
+    "effect-extra-kw": (
+        'ttl.call_extern_func(HEADER, "f", func_args=[src], '
+        "dfb_effects=[ttl.DFBEffect.wait(src, tiles=1, extra=2)], "
+        "kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR"
+    ),
+    "effect-not-dfb": (
+        'ttl.call_extern_func(HEADER, "f", func_args=[src], '
+        "dfb_effects=[ttl.DFBEffect.wait(3, tiles=1)], "
+        "kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR"
+    ),
+    "repeat-arity": (
+        'ttl.call_extern_func(HEADER, "f", func_args=[src], '
+        "dfb_effects=[ttl.DFBEffect.repeat(2)], "
+        "kernel=ttl.KernelKind.DATA_MOVEMENT)  # ERROR"
+    ),
+    "descriptor-of-tensor": (
+        'ttl.call_extern_func(HEADER, "f", template_args=[ttl.dfb_descriptor(inp)], '
+        "kernel=ttl.KernelKind.COMPUTE)  # ERROR"
+    ),
+    "descriptor-two-args": (
+        'ttl.call_extern_func(HEADER, "f", '
+        "template_args=[ttl.dfb_descriptor(src, dst)], "
+        "kernel=ttl.KernelKind.COMPUTE)  # ERROR"
+    ),
+    "include-not-list": (
+        'ttl.call_extern_func(HEADER, "f", include_paths=3, kernel=ttl.KernelKind.COMPUTE)  # ERROR'
+    ),
     "empty-header": 'ttl.call_extern_func("", "f", kernel=ttl.KernelKind.COMPUTE)  # ERROR',
-    "selector-runtime": 'ttl.call_extern_func(HEADER, "f", kernel=ttl.KernelKind.COMPUTE if inp else ttl.KernelKind.COMPUTE)  # ERROR',
+    "selector-runtime": (
+        'ttl.call_extern_func(HEADER, "f", '
+        "kernel=ttl.KernelKind.COMPUTE if inp else ttl.KernelKind.COMPUTE)  # ERROR"
+    ),
     "kernel-none-top-level": 'ttl.call_extern_func(HEADER, "f", kernel=None)  # ERROR',
 }
 

@@ -406,6 +406,7 @@ def test_conditional_actions_use_ttl_control_flow(extern_compile):
         """
         CHECK: scf.if
         CHECK: ttl.reserve
-        CHECK: ttl.call_extern {{.*}}"drain"{{.*}}#ttl.dfb_effect<wait, 0, 1>, #ttl.dfb_effect<pop, 0, 1>
+        CHECK: ttl.call_extern {{.*}}"drain"{{.*}}#ttl.dfb_effect<wait, 0, 1>, \
+#ttl.dfb_effect<pop, 0, 1>
         """,
     )

@@ -31,7 +31,8 @@ def test_dfb_is_an_index_parameter_and_a_dependency(extern_compile):
     )
     filecheck(
         r.ir,
-        'CHECK: ttl.call_extern {{.*}}"f"(%src) descriptors() deps() {{.*}}#ttl.dfb_effect<wait, 0, 1>',
+        'CHECK: ttl.call_extern {{.*}}"f"(%src) descriptors() deps() '
+        "{{.*}}#ttl.dfb_effect<wait, 0, 1>",
     )
     filecheck(r.sources["data_movement.cpp"], "CHECK: f(dfb_src);")
 

@@ -51,7 +51,8 @@ def test_invalid_result_declarations(extern_error, value, shown):
     """ "Raw strings, integers, and the `ScalarType` class are invalid result declarations.\""""
     err = extern_error(
         f"""
-        ttl.call_extern_func(HEADER, "f", result_type={value}, kernel=ttl.KernelKind.COMPUTE)  # ERROR
+        ttl.call_extern_func(HEADER, "f", result_type={value}, \
+kernel=ttl.KernelKind.COMPUTE)  # ERROR
         """
     )
     assert "result_type" in err.message and shown in err.message

@@ -38,7 +38,8 @@ def test_callee_must_not_be_a_runtime_value(extern_error):
     """ "`header` and `callee` are compile-time strings." (a runtime result is rejected)"""
     err = extern_error(
         """
-        x = ttl.call_extern_func(HEADER, "f", result_type=ttl.ScalarType.I32, kernel=ttl.KernelKind.COMPUTE)
+        x = ttl.call_extern_func(HEADER, "f", result_type=ttl.ScalarType.I32, \
+kernel=ttl.KernelKind.COMPUTE)
         ttl.call_extern_func(HEADER, x, kernel=ttl.KernelKind.COMPUTE)  # ERROR
         """
     )

@@ -16,7 +16,8 @@ def test_split_plan_in_emit_plan(extern_compile):
     r = extern_compile(
         """
         ttl.call_extern_func(HEADER, "a", kernel=ttl.KernelKind.COMPUTE)
-        ttl.call_extern_func(HEADER, "b", kernel=ttl.KernelKind.COMPUTE | ttl.KernelKind.DATA_MOVEMENT)
+        ttl.call_extern_func(HEADER, "b", \
+kernel=ttl.KernelKind.COMPUTE | ttl.KernelKind.DATA_MOVEMENT)
         """
     )
     assert r.plan["split"] == [

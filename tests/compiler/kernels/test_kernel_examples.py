@@ -1,4 +1,4 @@
-"""examples/kernels (conditional pair, DFB reuse): compile, check the allocation, run on the emulator.
+"""examples/kernels (conditional pair, DFB reuse): compile, check allocation, run on the emulator.
 
 Issue 5 "Examples that must build and run": "a conditional producer/consumer pair
 using one DispatchCondition; the spec's two-external-calls DFB reuse case showing a
@@ -45,7 +45,8 @@ def test_reuse_example_shares_one_physical_index():
         """
         CHECK: "reason": "bounded, but no earlier index
         CHECK: "name": "first"
-        CHECK: "reason": "reuses index 0 of 'first': all live only in kernel 'dfb_reuse_extern.stage' over disjoint statement spans {{.*}} proven balanced
+        CHECK: "reason": "reuses index 0 of 'first': all live only in kernel \
+'dfb_reuse_extern.stage' over disjoint statement spans {{.*}} proven balanced
         CHECK: "name": "second",
         CHECK-NEXT: "physical_index": 0
         """,

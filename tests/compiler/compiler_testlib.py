@@ -36,6 +36,11 @@ def filecheck(text: str, checks: str) -> None:
     """Run the ``filecheck`` tool with ``checks`` (CHECK lines) over ``text``."""
     check_file = Path(_current_tmp()) / "checks.txt"
     check_file.write_text(textwrap.dedent(checks))
+    filecheck_file(check_file, text)
+
+
+def filecheck_file(check_file: Path, text: str, what: str = "input") -> None:
+    """Run the ``filecheck`` tool with the CHECK lines of ``check_file`` over ``text``."""
     proc = subprocess.run(
         [sys.executable, "-m", "filecheck", str(check_file)],
         input=text,
@@ -44,7 +49,7 @@ def filecheck(text: str, checks: str) -> None:
         text=True,
     )
     if proc.returncode != 0:
-        pytest.fail(f"filecheck failed:\n{proc.stdout}\n{proc.stderr}\n--- input ---\n{text}")
+        pytest.fail(f"filecheck failed:\n{proc.stdout}\n{proc.stderr}\n--- {what} ---\n{text}")
 
 
 _TMP: list[Path] = []

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from compiler_testlib import filecheck_file
 
 from ttl.compiler.opt import main as ttl_opt
 from ttl.compiler.passes.registry import DEFAULT_PIPELINE, available_passes
@@ -49,17 +50,7 @@ def run_ttl_opt(args: list[str]) -> tuple[int, str]:
 
 
 def filecheck(check_file: Path, text: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "filecheck", str(check_file)],
-        input=text,
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"filecheck failed:\n{proc.stdout}\n{proc.stderr}\n--- ttl-opt output ---\n{text}"
-        )
+    filecheck_file(check_file, text, what="ttl-opt output")
 
 
 @pytest.mark.parametrize("path", PASS_TESTS, ids=[p.stem for p in PASS_TESTS])

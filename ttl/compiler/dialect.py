@@ -138,6 +138,47 @@ class UnaryFnAttr(EnumAttribute[UnaryFnEnum], SpacedOpaqueSyntaxAttribute):
     name = "ttl.unary_fn"
 
 
+class BinaryFnEnum(StrEnum):
+    """Element-wise binary functions beyond ``+ - * /``: ``ttl.math.max/min``,
+    comparisons (0/1 results), ``%`` (Python floor modulo) and ``//``."""
+
+    MAX = auto()
+    MIN = auto()
+    GT = auto()
+    LT = auto()
+    GE = auto()
+    LE = auto()
+    EQ = auto()
+    NE = auto()
+    MOD = auto()
+    FLOORDIV = auto()
+
+
+@irdl_attr_definition
+class BinaryFnAttr(EnumAttribute[BinaryFnEnum], SpacedOpaqueSyntaxAttribute):
+    """Which binary function a ``ttl.binary`` applies."""
+
+    name = "ttl.binary_fn"
+
+
+class ScalarFnEnum(StrEnum):
+    """Block-with-scalar operations (``blk * 2.0``, ``1.0 - blk``, ``ttl.math.rsub``)."""
+
+    ADD = auto()
+    SUB = auto()
+    MUL = auto()
+    DIV = auto()
+    RSUB = auto()  # value - x
+    RDIV = auto()  # value / x
+
+
+@irdl_attr_definition
+class ScalarFnAttr(EnumAttribute[ScalarFnEnum], SpacedOpaqueSyntaxAttribute):
+    """Which scalar operation a ``ttl.scalar`` applies."""
+
+    name = "ttl.scalar_fn"
+
+
 # ---------------------------------------------------------------------- types
 
 
@@ -870,6 +911,60 @@ BINARY_OPS: dict[str, type[_BinaryOp]] = {"add": AddOp, "sub": SubOp, "mul": Mul
 
 
 @irdl_op_definition
+class BinaryFnOp(IRDLOperation):
+    """An element-wise binary function (max, min, comparisons, ``%``, ``//``)."""
+
+    name = "ttl.binary"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    fn = prop_def(BinaryFnAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$fn $lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, fn: BinaryFnEnum, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            properties={"fn": BinaryFnAttr(fn)}, operands=[lhs, rhs], result_types=[lhs.type]
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+@irdl_op_definition
+class ScalarOp(IRDLOperation):
+    """An element-wise operation of a block expression with a compile-time scalar."""
+
+    name = "ttl.scalar"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    fn = prop_def(ScalarFnAttr)
+    value = prop_def(FloatAttr)
+    operand = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$fn $operand `,` $value attr-dict `:` type($result)"
+
+    def __init__(self, fn: ScalarFnEnum, operand: SSAValue, value: float):
+        super().__init__(
+            properties={"fn": ScalarFnAttr(fn), "value": FloatAttr(value, 32)},
+            operands=[operand],
+            result_types=[operand.type],
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+@irdl_op_definition
 class MatmulOp(IRDLOperation):
     """Block matrix product ``[M, K] @ [K, N] -> [M, N]`` (in tiles)."""
 
@@ -1362,6 +1457,8 @@ TTL = Dialect(
         SubOp,
         MulOp,
         DivOp,
+        BinaryFnOp,
+        ScalarOp,
         MatmulOp,
         UnaryOp,
         BroadcastOp,
@@ -1373,6 +1470,9 @@ TTL = Dialect(
     [
         KernelKindAttr,
         UnaryFnAttr,
+        ReduceKindAttr,
+        BinaryFnAttr,
+        ScalarFnAttr,
         TensorType,
         DFBType,
         BlockType,

@@ -19,6 +19,10 @@ def registers(value: SSAValue) -> int:
     op = value.owner
     if isinstance(op, d.UnaryOp):
         return registers(op.operand)
+    if isinstance(op, d.ScalarOp):
+        return registers(op.operand)
+    if isinstance(op, d.BinaryFnOp):  # SFPU binary: both operands in DST
+        return max(registers(op.lhs), 1 + registers(op.rhs))
     if isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
         if fpu_binary(op):
             return 1

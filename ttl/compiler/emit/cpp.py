@@ -147,6 +147,8 @@ _EXPR_OPS: tuple[type[Operation], ...] = (
     d.MatmulOp,
     d.UnaryOp,
     *d.BINARY_OPS.values(),
+    d.BinaryFnOp,
+    d.ScalarOp,
 )
 _CMP = ["==", "!=", "<", "<=", ">", ">="]
 

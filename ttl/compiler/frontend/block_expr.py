@@ -41,6 +41,24 @@ class Binary(Expr):
 
 
 @dataclass(frozen=True)
+class BinaryFn(Expr):
+    """``ttl.math.max/min``, comparisons, ``%`` and ``//`` (``fn``: a ``d.BinaryFnEnum`` value)."""
+
+    fn: str
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(frozen=True)
+class Scalar(Expr):
+    """A block expression with a compile-time scalar (``fn``: a ``d.ScalarFnEnum`` value)."""
+
+    fn: str
+    operand: Expr
+    value: float
+
+
+@dataclass(frozen=True)
 class Matmul(Expr):
     lhs: Expr
     rhs: Expr
@@ -99,6 +117,10 @@ class ExprLowering:
             if a and b and len(a) == 2 and len(b) == 2 and a[1] == b[0]:
                 return (a[0], b[1])
             return None
+        if isinstance(e, BinaryFn):
+            return self.shape_of(e.lhs) or self.shape_of(e.rhs)
+        if isinstance(e, Scalar):
+            return self.shape_of(e.operand)
         if isinstance(e, Unary):
             return self.shape_of(e.operand)
         if isinstance(e, Broadcast | Fill):
@@ -147,6 +169,31 @@ class ExprLowering:
         lhs = self.lower(e.lhs, shape)
         rhs = self.lower(e.rhs, shape)
         return self.emit(d.BINARY_OPS[e.op](lhs, rhs, self._tiles(shape))).results[0]
+
+    def _lower_binaryfn(self, e: BinaryFn, expected: Shape | None) -> SSAValue:
+        ls, rs = self.shape_of(e.lhs), self.shape_of(e.rhs)
+        what = _FN_SYMBOLS.get(e.fn, f"ttl.math.{e.fn}")
+        if ls and rs and ls != rs:
+            raise self.error(
+                f"operands of '{what}' have shapes {_fmt(ls)} and {_fmt(rs)}",
+                e.node,
+                "use operands of one shape, or ttl.math.broadcast(x, dims=[...]) to expand "
+                "a size-1 dimension",
+            )
+        shape = ls or rs or expected
+        if shape is None:
+            raise self.error(
+                "cannot infer the shape of this expression",
+                e.node,
+                "give the broadcast or fill an explicit shape=(rows, cols)",
+            )
+        lhs = self.lower(e.lhs, shape)
+        rhs = self.lower(e.rhs, shape)
+        return self.emit(d.BinaryFnOp(d.BinaryFnEnum(e.fn), lhs, rhs)).results[0]
+
+    def _lower_scalar(self, e: Scalar, expected: Shape | None) -> SSAValue:
+        operand = self.lower(e.operand, expected)
+        return self.emit(d.ScalarOp(d.ScalarFnEnum(e.fn), operand, e.value)).results[0]
 
     def _block_operand(self, e: Expr, what: str) -> Leaf:
         if not isinstance(e, Leaf):
@@ -215,3 +262,17 @@ class ExprLowering:
 
 
 _OP_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_FN_SYMBOLS = {
+    "gt": ">",
+    "lt": "<",
+    "ge": ">=",
+    "le": "<=",
+    "eq": "==",
+    "ne": "!=",
+    "mod": "%",
+    "floordiv": "//",
+}
+
+
+def _mask_name(e: Mask) -> str:
+    return "mask_posinf()" if e.posinf else "mask()"

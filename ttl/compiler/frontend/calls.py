@@ -40,6 +40,8 @@ class CallsMixin(MixinBase):
             return self.call_grid_size(node)
         name = intrinsic_name(callee)
         if name is not None:
+            if name.startswith("binary."):
+                return self.call_binary_fn(name, node)
             if name.startswith("math."):
                 return self.call_unary(name, node)
             if name.startswith("extern."):
@@ -90,7 +92,11 @@ class CallsMixin(MixinBase):
             out[kw.arg] = self.visit(kw.value)
         for n in names[:required]:
             if n not in out:
-                self.fail(f"{fname}() is missing its '{n}' argument", node, None)
+                self.fail(
+                    f"{fname}() is missing its '{n}' argument",
+                    node,
+                    f"call it as {fname}({', '.join(names[:required])})",
+                )
         return out
 
     def static_int(self, v: Any, node: ast.AST, what: str) -> int:
@@ -155,7 +161,8 @@ class CallsMixin(MixinBase):
         self.check_live(blk, node)
         if is_read and blk.acquire != "reserve":
             self.fail(
-                f"cannot copy into {blk.describe()}: it was acquired with wait()",
+                f"cannot copy into {blk.describe()}: it was acquired with wait() "
+                "(block state MR, Must be Read: wait() -> copy into it is not a transition)",
                 node,
                 "copy into a block acquired with reserve()",
             )
@@ -183,10 +190,22 @@ class CallsMixin(MixinBase):
         return tx
 
     def call_unary(self, name: str, node: ast.Call) -> bx.Expr:
+        return unary_math.call_unary(self, name, node)
+
+    def call_binary_fn(self, name: str, node: ast.Call) -> bx.Expr:
+        """``ttl.math.max/min/gt/lt/ge/le/eq/ne(a, b)`` and ``ttl.math.rsub(a, b)``."""
         fn = name.split(".", 1)[1]
-        assert fn in UNARY_FUNCTIONS
-        x = self.args(node, ["x"], 1)["x"]
-        return bx.Unary(node, fn, self.block_operand(x, node))
+        a = self.args(node, ["a", "b"], 2)
+        if fn == "rsub":  # b - a, b a scalar
+            if isinstance(a["b"], BlockHandle | bx.Expr):
+                self.fail(
+                    "the second argument of ttl.math.rsub must be a scalar",
+                    node.args[1] if len(node.args) > 1 else node,
+                    "write ttl.math.rsub(blk, 1) for 1 - blk; subtract blocks with b - a",
+                )
+            value = self.scalar_operand(a["b"], node)
+            return bx.Scalar(node, "rsub", self.block_operand(a["a"], node), value)
+        return self.block_fn(fn, a["a"], a["b"], node)
 
     def call_broadcast(self, node: ast.Call) -> bx.Expr:
         a = self.args(node, ["x", "out", "dims", "shape"], 1)
@@ -267,7 +286,9 @@ class CallsMixin(MixinBase):
     def check_live(self, h: BlockHandle, node: ast.AST) -> None:
         if h.released_line is not None:
             self.fail(
-                f"{h.describe()} is used after its release on line {h.released_line}",
+                f"{h.describe()} is used after its release on line {h.released_line} "
+                f"(block state OS, Out of Scope: {h.release_name}() -> any use is not a "
+                "transition)",
                 node,
                 f"use the block before {h.release_name}(), or acquire a new one",
             )
@@ -291,7 +312,9 @@ class CallsMixin(MixinBase):
         for tx in h.pending:
             self.fail(
                 f"{h.describe()} is released while a copy "
-                f"{'into' if tx.is_read else 'from'} it is still in flight",
+                f"{'into' if tx.is_read else 'from'} it is still in flight (block state "
+                f"{'NAW, No Access while Writing' if tx.is_read else 'ROR, Read Only while Reading'}"
+                f": {h.release_name}() before the transfer's wait() is not a transition)",
                 node,
                 "call .wait() on the transfer returned by ttl.copy before releasing the block",
             )
@@ -309,7 +332,8 @@ class CallsMixin(MixinBase):
         self.check_live(h, node)
         if h.acquire != "reserve":
             self.fail(
-                f"cannot store into {h.describe()}: it was acquired with wait() and is read-only",
+                f"cannot store into {h.describe()}: it was acquired with wait() and is read-only "
+                "(block state MR, Must be Read: wait() -> store is not a transition)",
                 node,
                 "store into a block acquired with reserve() from an output DFB",
             )

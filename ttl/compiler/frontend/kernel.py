@@ -76,6 +76,16 @@ _INT_OPS = {
     ast.Mod: "mod",
 }
 _BLOCK_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_BLOCK_FN_OPS: dict[type, str] = {ast.Mod: "mod", ast.FloorDiv: "floordiv"}
+_BLOCK_FN_NAMES = {"mod": "'%'", "floordiv": "'//'"}
+_BLOCK_CMP: dict[type, str] = {
+    ast.Gt: "gt",
+    ast.Lt: "lt",
+    ast.GtE: "ge",
+    ast.LtE: "le",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+}
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
 _OpT = TypeVar("_OpT", bound=Operation)
@@ -393,9 +403,12 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
 
     def visit_Compare(self, node: ast.Compare) -> Any:
         left = self.visit(node.left)
+        first = self.visit(node.comparators[0])
+        if isinstance(left, BlockHandle | bx.Expr) or isinstance(first, BlockHandle | bx.Expr):
+            return self.block_compare(node, left, first)
         result: Any = True
-        for op, right_node in zip(node.ops, node.comparators, strict=True):
-            right = self.visit(right_node)
+        for i, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
+            right = first if i == 0 else self.visit(right_node)
             if type(op) not in _CMP:
                 self.fail(
                     f"comparison '{type(op).__name__}' is not supported in a kernel",
@@ -449,6 +462,8 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         """Fold constants, build block expressions, or emit integer arithmetic."""
         blockish = (BlockHandle, bx.Expr)
         if isinstance(left, blockish) or isinstance(right, blockish):
+            if isinstance(op, ast.Pow):
+                return unary_math.block_pow(self, left, right, node)
             return self.block_binop(op, left, right, node)
         if (
             isinstance(op, ast.BitOr)
@@ -524,7 +539,8 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             self.check_live(v, node)
             if v.acquire == "reserve":
                 self.fail(
-                    f"{v.describe()} was acquired with reserve() and cannot be read here",
+                    f"{v.describe()} was acquired with reserve() and cannot be read here "
+                    "(block state MW, Must be Written: reserve() -> read is not a transition)",
                     node,
                     "read blocks acquired with wait(); push the reserved block and wait() on "
                     "it to read it back",
@@ -537,7 +553,15 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         )
 
     def block_binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> bx.Expr:
+        blockish = (BlockHandle, bx.Expr)
+        if not isinstance(op, ast.Pow) and not (
+            isinstance(left, blockish) and isinstance(right, blockish)
+        ):
+            scalar = self.scalar_operand(right if isinstance(left, blockish) else left, node)
+            return self.block_scalar_binop(op, left, right, scalar, node)
         lhs, rhs = self.block_operand(left, node), self.block_operand(right, node)
+        if type(op) in _BLOCK_FN_OPS:
+            return bx.BinaryFn(node, _BLOCK_FN_OPS[type(op)], lhs, rhs)
         if isinstance(op, ast.MatMult):
             return bx.Matmul(node, lhs, rhs)
         name = _BLOCK_OPS.get(type(op))
@@ -548,6 +572,83 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
                 "block math supports + - * / @ and ttl.math functions",
             )
         return bx.Binary(node, name, lhs, rhs)
+
+    def scalar_operand(self, v: Any, node: ast.AST) -> float:
+        """``v`` as the compile-time scalar operand of block math, or a located error."""
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return float(v)
+        if isinstance(v, Dyn):
+            self.fail(
+                f"a scalar operand of block math must be a compile-time number, got "
+                f"{self.describe(v)}",
+                node,
+                "block math takes constant scalars only; compute the value at the "
+                "operation's top level",
+            )
+        self.fail(
+            f"a scalar operand of block math must be an int or float, got {self.describe(v)}",
+            node,
+            "write a number, e.g. blk * 2.0, or use a block",
+        )
+
+    def block_compare(self, node: ast.Compare, left: Any, right: Any) -> bx.Expr:
+        """``a > b`` (and ``< >= <= == !=``) on block expressions: a 0/1 block."""
+        if len(node.ops) != 1:
+            self.fail(
+                "chained comparisons are not supported on blocks",
+                node,
+                "compare two operands at a time, e.g. (a > b) * (b > c)",
+            )
+        fn = _BLOCK_CMP.get(type(node.ops[0]))
+        if fn is None:
+            self.fail(
+                f"comparison '{type(node.ops[0]).__name__}' is not supported on blocks",
+                node,
+                "blocks compare with > < >= <= == !=",
+            )
+        return self.block_fn(fn, left, right, node)
+
+    def block_fn(self, fn: str, left: Any, right: Any, node: ast.AST) -> bx.Expr:
+        """A ``BinaryFn`` node of two operands, either of which may be a scalar."""
+        blockish = (BlockHandle, bx.Expr)
+        if not isinstance(left, blockish) and not isinstance(right, blockish):
+            self.fail(
+                f"{_BLOCK_FN_NAMES.get(fn, fn)} needs at least one block operand, got "
+                f"{self.describe(left)} and {self.describe(right)}",
+                node,
+                "pass blocks or block expressions",
+            )
+        if not isinstance(left, blockish):
+            lhs: bx.Expr = bx.Fill(node, self.scalar_operand(left, node), None)
+        else:
+            lhs = self.block_operand(left, node)
+        if not isinstance(right, blockish):
+            rhs: bx.Expr = bx.Fill(node, self.scalar_operand(right, node), None)
+        else:
+            rhs = self.block_operand(right, node)
+        return bx.BinaryFn(node, fn, lhs, rhs)
+
+    def block_scalar_binop(
+        self, op: ast.operator, left: Any, right: Any, value: float, node: ast.AST
+    ) -> bx.Expr:
+        """``blk op c`` or ``c op blk`` with a compile-time scalar ``c``."""
+        scalar_left = not isinstance(left, BlockHandle | bx.Expr)
+        blk = self.block_operand(right if scalar_left else left, node)
+        kind = type(op)
+        if kind in (ast.Add, ast.Mult):
+            return bx.Scalar(node, "add" if kind is ast.Add else "mul", blk, value)
+        if kind in (ast.Sub, ast.Div):
+            names = ("rsub", "rdiv") if scalar_left else ("sub", "div")
+            return bx.Scalar(node, names[kind is ast.Div], blk, value)
+        if kind in _BLOCK_FN_OPS:
+            fill = bx.Fill(node, value, None)
+            lhs, rhs = (fill, blk) if scalar_left else (blk, fill)
+            return bx.BinaryFn(node, _BLOCK_FN_OPS[kind], lhs, rhs)
+        self.fail(
+            f"operator '{type(op).__name__}' is not supported between a block and a scalar",
+            node,
+            "block math with a scalar supports + - * / % //",
+        )
 
 
 def _pos(node: ast.AST) -> dict[str, int]:

@@ -94,6 +94,10 @@ class KernelCompilerProtocol(Protocol):
 
     def int_binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Dyn: ...
 
+    def block_fn(self, fn: str, left: Any, right: Any, node: ast.AST) -> bx.Expr: ...
+
+    def scalar_operand(self, v: Any, node: ast.AST) -> float: ...
+
     # ------------------------------------------------------------ borrowed between mixins
     def _kind(self, v: Any) -> str: ...  # ControlFlowMixin
 

@@ -122,11 +122,38 @@
 #define TTL_COP_FILL 8          // dst, value bits
 #define TTL_COP_BCAST 9         // addr, fmt, dst, kind
 #define TTL_COP_PACK 10         // dst, addr, fmt, l1_acc
+#define TTL_COP_UNARY_PARAM 11  // op, dst, param0, param1, param2 (float bits or ints)
+// Reductions, transpose, where and mask own opcodes 15..20.
+#define TTL_COP_REDUCE 15       // addr, fmt, scaler_addr, scaler_fmt, dst, pool | dim << 4
+#define TTL_COP_TRANSPOSE 16    // addr, fmt, dst
+#define TTL_COP_WHERE 17        // dst_cond, dst_true, dst_false, dst_out
+#define TTL_COP_MASK 18         // dst_data, dst_mask, posinf
+// TTL_COP_REDUCE's scaler_fmt when the reduction has no scaler block (scaler 1.0).
+#define TTL_SCALER_ONE_FMT 0xFFFFu
+// The input CB id that names that implicit ones scaler in reduce_init/reduce_tile.
+#define TTL_SCALER_ONE_CB 0xFFFFFFFFu
+#define TTL_COP_COMPARE_ZERO 12 // kind, dst
+#define TTL_COP_SCALAR 13       // op (TTL_BINOP_*), dst, value bits: DST[dst] = DST[dst] op value
+#define TTL_COP_DST_MODE 14     // fp32: 1 = DST keeps fp32 between ops, 0 = bf16-rounded
 
 #define TTL_BINOP_ADD 0
 #define TTL_BINOP_SUB 1
 #define TTL_BINOP_MUL 2
 #define TTL_BINOP_DIV 3
+// Binary functions (BINOP 4..31): also the op of TTL_COP_SCALAR.
+#define TTL_BINOP_MAX 4
+#define TTL_BINOP_MIN 5
+#define TTL_BINOP_RSUB 6        // b - a
+#define TTL_BINOP_MOD 8         // Python floor modulo (torch.remainder)
+#define TTL_BINOP_FLOORDIV 9
+
+// Comparisons with zero (TTL_COP_COMPARE_ZERO kinds): DST = 1.0 where it holds, else 0.0.
+#define TTL_CMPZ_GT 0
+#define TTL_CMPZ_LT 1
+#define TTL_CMPZ_GE 2
+#define TTL_CMPZ_LE 3
+#define TTL_CMPZ_EQ 4
+#define TTL_CMPZ_NE 5
 
 #define TTL_UNOP_EXP 0
 #define TTL_UNOP_LOG 1

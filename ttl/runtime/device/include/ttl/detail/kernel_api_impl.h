@@ -337,6 +337,18 @@ TTL_IMPL void unary(uint32_t op, uint32_t dst_index) {
   cop(TTL_CALL_SITE, TTL_COP_UNARY, op, dst_index);
 }
 
+TTL_IMPL void unary_param(uint32_t op, uint32_t dst_index, uint32_t p0, uint32_t p1, uint32_t p2) {
+  cop(TTL_CALL_SITE, TTL_COP_UNARY_PARAM, op, dst_index, p0, p1, p2);
+}
+
+TTL_IMPL void compare_zero(uint32_t kind, uint32_t dst_index) {
+  cop(TTL_CALL_SITE, TTL_COP_COMPARE_ZERO, kind, dst_index);
+}
+
+TTL_IMPL void scalar(uint32_t op, uint32_t dst_index, uint32_t value_bits) {
+  cop(TTL_CALL_SITE, TTL_COP_SCALAR, op, dst_index, value_bits);
+}
+
 TTL_IMPL void fill_tile_bitcast(uint32_t dst_index, uint32_t value_bits) {
   cop(TTL_CALL_SITE, TTL_COP_FILL, dst_index, value_bits);
 }
@@ -461,7 +473,43 @@ TTL_BINARY_DST(add_binary_tile, TTL_BINOP_ADD)
 TTL_BINARY_DST(sub_binary_tile, TTL_BINOP_SUB)
 TTL_BINARY_DST(mul_binary_tile, TTL_BINOP_MUL)
 TTL_BINARY_DST(div_binary_tile, TTL_BINOP_DIV)
+
+TTL_BINARY_DST(binary_max_tile, TTL_BINOP_MAX)
+TTL_BINARY_DST(binary_min_tile, TTL_BINOP_MIN)
+TTL_BINARY_DST(remainder_binary_tile, TTL_BINOP_MOD)
+TTL_BINARY_DST(floor_div_binary_tile, TTL_BINOP_FLOORDIV)
 #undef TTL_BINARY_DST
+TTL_NOTHING(binary_max_tile_init, ())
+TTL_NOTHING(binary_min_tile_init, ())
+TTL_NOTHING(remainder_binary_tile_init, ())
+TTL_NOTHING(floor_div_binary_tile_init, ())
+
+#define TTL_COMPARE_ZERO_TILE(name, kind)               \
+  TTL_NOTHING(name##_tile_init, ())                     \
+  TTL_INLINE void name##_tile(uint32_t dst_index) {     \
+    ttl_impl::compare_zero(kind, dst_index);            \
+    TTL_NO_TAIL();                                      \
+  }
+TTL_COMPARE_ZERO_TILE(gtz, TTL_CMPZ_GT)
+TTL_COMPARE_ZERO_TILE(ltz, TTL_CMPZ_LT)
+TTL_COMPARE_ZERO_TILE(gez, TTL_CMPZ_GE)
+TTL_COMPARE_ZERO_TILE(lez, TTL_CMPZ_LE)
+TTL_COMPARE_ZERO_TILE(eqz, TTL_CMPZ_EQ)
+TTL_COMPARE_ZERO_TILE(nez, TTL_CMPZ_NE)
+#undef TTL_COMPARE_ZERO_TILE
+
+TTL_NOTHING(binop_with_scalar_tile_init, ())
+#define TTL_SCALAR_TILE(name, code)                                      \
+  TTL_INLINE void name(uint32_t dst_index, uint32_t value_bits) {        \
+    ttl_impl::scalar(code, dst_index, value_bits);                       \
+    TTL_NO_TAIL();                                                       \
+  }
+TTL_SCALAR_TILE(add_unary_tile, TTL_BINOP_ADD)
+TTL_SCALAR_TILE(sub_unary_tile, TTL_BINOP_SUB)
+TTL_SCALAR_TILE(mul_unary_tile, TTL_BINOP_MUL)
+TTL_SCALAR_TILE(div_unary_tile, TTL_BINOP_DIV)
+TTL_SCALAR_TILE(rsub_unary_tile, TTL_BINOP_RSUB)
+#undef TTL_SCALAR_TILE
 
 #define TTL_UNARY_TILE(name, code)             \
   TTL_NOTHING(name##_tile_init, ())            \

@@ -27,7 +27,20 @@ def registers(value: SSAValue) -> int:
         if fpu_binary(op):
             return 1
         return max(registers(op.lhs), 1 + registers(op.rhs))
-    return 1  # read, fill, broadcast, matmul: one register each
+    if isinstance(op, d.WhereOp):  # where_tile: three operands in DST
+        c, t, f = op.operands
+        return max(registers(c), 1 + registers(t), 2 + registers(f))
+    if isinstance(op, d.ReduceOp) and not reduces_within_tiles(op):
+        return 2  # accumulator + the tile added into it
+    if isinstance(op, d.MaskOp):  # mask_tile: data and mask in DST
+        return max(registers(op.operand), 1 + registers(op.mask))
+    return 1  # read, fill, broadcast, matmul, reduce, transpose: one register each
+
+
+def reduces_within_tiles(op: d.ReduceOp) -> bool:
+    """Whether ``op`` reduces one of the two tile dims (else it only combines whole tiles)."""
+    rank = len(op.result.type.dims)
+    return bool(set(op.normalized_dims) & {rank - 1, rank - 2})
 
 
 def fpu_binary(op: Operation) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
-from ttl.compiler.analysis.store_plan import StorePlan, fpu_binary
+from ttl.compiler.analysis.store_plan import StorePlan, fpu_binary, reduces_within_tiles
 
 # Kernel-API spelling of the unary functions.
 UNARY_API = {fn: fn.value for fn in d.UnaryFnEnum} | {d.UnaryFnEnum.NEG: "negative"}
@@ -95,6 +95,24 @@ class TileCodegen:
             self._broadcast(op, t, dst)
         elif isinstance(op, d.MatmulOp):
             self._matmul(op, t, dst)
+        elif isinstance(op, d.ReduceOp):
+            self._reduce(op, t, dst)
+        elif isinstance(op, d.TransposeOp):
+            self._transpose(op, t, dst)
+        elif isinstance(op, d.WhereOp):
+            self.gen(op.condition, t, base, k)
+            self.gen(op.true_value, t, base, k + 1)
+            self.gen(op.false_value, t, base, k + 2)
+            self.line("where_tile_init();")
+            self.line(
+                f"where_tile({dst}, {self.dst(base, k + 1)}, {self.dst(base, k + 2)}, {dst});"
+            )
+        elif isinstance(op, d.MaskOp):
+            self.gen(op.operand, t, base, k)
+            self.gen(op.mask, t, base, k + 1)
+            self.line("mask_tile_init();")
+            fn = "mask_posinf_tile" if op.posinf is not None else "mask_tile"
+            self.line(f"{fn}({dst}, {self.dst(base, k + 1)});")
         else:
             raise TypeError(f"unexpected op in a block expression: {op}")
 
@@ -139,6 +157,94 @@ class TileCodegen:
         self.line(f"for (uint32_t k = 0; k < {kk}; ++k) {{")
         self.line(f"  matmul_tiles({a}, {b}, {a_idx}, {b_idx}, {dst});")
         self.line("}")
+
+    def _reduce(self, op: d.ReduceOp, t: str, dst: str) -> None:
+        """TT-Metal's reduce_tile over every input tile that reduces into output tile ``t``."""
+        # (ignores: as in _broadcast; a reduction's operand and scaler are ttl.read
+        # results, or a ttl.fill 1.0 scaler when the program gives none.)
+        out, src = op.result.type.dims, op.operand.type.dims  # type: ignore[attr-defined]
+        rank, reduced = len(out), set(op.normalized_dims)
+        strides = _strides(src)
+        terms, loops = [], []
+        for i in range(rank):
+            if i in reduced:
+                if src[i] > 1:
+                    loops.append((f"r{i}", src[i]))
+                    terms.append((f"r{i}", strides[i]))
+            elif out[i] > 1:
+                terms.append((_coord(t, out, i), strides[i]))
+        cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
+        scaler = op.scaler.owner
+        if isinstance(scaler, d.ReadOp):
+            cb_s = self.cb_of(scaler.block)
+        else:
+            assert isinstance(scaler, d.FillOp) and scaler.value.value.data == 1.0
+            cb_s = "TTL_SCALER_ONE_CB"
+        pool = "MAX" if op.kind.data is d.ReduceKindEnum.MAX else "SUM"
+        if not reduces_within_tiles(op):
+            self._reduce_tiles(pool, cb, cb_s, terms, loops, dst)
+            return
+        row, col = rank - 1 in reduced, rank - 2 in reduced
+        mode = "REDUCE_SCALAR" if row and col else ("REDUCE_ROW" if row else "REDUCE_COL")
+        tmpl = f"<PoolType::{pool}, ReduceDim::{mode}>"
+        start = float_bits(float("-inf") if pool == "MAX" else 0.0)
+        self.line("fill_tile_init();")
+        self.line(f"fill_tile_bitcast({dst}, {start});  // reduce_tile accumulates")
+        self.line(f"reduce_init{tmpl}({cb}, {cb_s}, {self.cb_out});")
+        pad = ""
+        for var, n in loops:
+            self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
+            pad += "  "
+        self.line(f"{pad}reduce_tile{tmpl}({cb}, {cb_s}, {_linear(terms)}, 0, {dst});")
+        for _ in loops:
+            pad = pad[:-2]
+            self.line(f"{pad}}}")
+        self.line("reduce_uninit();")
+
+    def _reduce_tiles(
+        self,
+        pool: str,
+        cb: str,
+        cb_s: str,
+        terms: list[tuple[str, int]],
+        loops: list[tuple[str, int]],
+        dst: str,
+    ) -> None:
+        """A reduction over outer dims only: whole tiles combined element-wise in DST."""
+        other = str(int(dst) + 1) if dst.isdigit() else f"{dst} + 1"
+        start = float_bits(float("-inf") if pool == "MAX" else 0.0)
+        combine = "binary_max_tile" if pool == "MAX" else "add_binary_tile"
+        self.line("fill_tile_init();")
+        self.line(f"fill_tile_bitcast({dst}, {start});")
+        pad = ""
+        for var, n in loops:
+            self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
+            pad += "  "
+        index = _linear(terms)
+        if cb_s == "TTL_SCALER_ONE_CB":
+            self.line(f"{pad}copy_tile_init({cb});")
+            self.line(f"{pad}copy_tile({cb}, {index}, {other});")
+        else:  # each element times the scaler tile's
+            self.line(f"{pad}mul_tiles_init({cb}, {cb_s});")
+            self.line(f"{pad}mul_tiles({cb}, {cb_s}, {index}, 0, {other});")
+        self.line(f"{pad}{combine}_init();")
+        self.line(f"{pad}{combine}({dst}, {other}, {dst});")
+        for _ in loops:
+            pad = pad[:-2]
+            self.line(f"{pad}}}")
+
+    def _transpose(self, op: d.TransposeOp, t: str, dst: str) -> None:
+        """transpose_wh_tile of the source tile at the transposed position of tile ``t``."""
+        rows, cols = op.result.type.dims
+        cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
+        # Result tile (r, c) of the (rows, cols) result is source tile (c, r) of (cols, rows).
+        terms = []
+        if rows > 1:
+            terms.append((_coord(t, (rows, cols), 0), 1))
+        if cols > 1:
+            terms.append((_coord(t, (rows, cols), 1), rows))
+        self.line(f"transpose_wh_init({cb}, {self.cb_out});")
+        self.line(f"transpose_wh_tile({cb}, {_linear(terms)}, {dst});")
 
 
 def emit_store(

@@ -68,6 +68,7 @@ class Matmul(Expr):
 class Unary(Expr):
     fn: str
     operand: Expr
+    params: tuple[float | int, ...] = ()  # ttl.math.UNARY_PARAMS values
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,34 @@ class Broadcast(Expr):
 class Fill(Expr):
     value: float
     shape: Shape | None
+
+
+@dataclass(frozen=True)
+class Reduce(Expr):
+    kind: str  # sum, max (d.ReduceKindEnum values)
+    operand: Expr
+    scaler: Expr | None
+    dims: tuple[int, ...]
+    shape: Shape | None  # the result shape the program states (shape=), if any
+
+
+@dataclass(frozen=True)
+class Transpose(Expr):
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Where(Expr):
+    condition: Expr
+    true_value: Expr
+    false_value: Expr
+
+
+@dataclass(frozen=True)
+class Mask(Expr):
+    operand: Expr
+    mask: Expr
+    posinf: bool
 
 
 def element_type(dtype: str) -> Attribute:
@@ -125,6 +154,21 @@ class ExprLowering:
             return self.shape_of(e.operand)
         if isinstance(e, Broadcast | Fill):
             return e.shape
+        if isinstance(e, Reduce):
+            return self._reduce_shape(e)
+        if isinstance(e, Transpose):
+            s = self.shape_of(e.operand)
+            if s is not None and len(s) != 2:
+                raise self.error(
+                    f"transpose needs a 2-D block, got a {_fmt(s)} block",
+                    e.node,
+                    "transpose (M, N) blocks; index or reshape higher-rank blocks first",
+                )
+            return None if s is None else tuple(reversed(s))
+        if isinstance(e, Where):
+            return self._same_shape("where()", e.condition, e.true_value, e.false_value)
+        if isinstance(e, Mask):
+            return self._same_shape(_mask_name(e), e.operand, e.mask)
         raise AssertionError(type(e))
 
     def _tiles(self, shape: Shape) -> d.TilesType:
@@ -219,7 +263,7 @@ class ExprLowering:
 
     def _lower_unary(self, e: Unary, expected: Shape | None) -> SSAValue:
         operand = self.lower(e.operand, expected)
-        return self.emit(d.UnaryOp(d.UnaryFnEnum(e.fn), operand)).results[0]
+        return self.emit(d.UnaryOp(d.UnaryFnEnum(e.fn), operand, e.params)).results[0]
 
     def _lower_broadcast(self, e: Broadcast, expected: Shape | None) -> SSAValue:
         src = self._block_operand(e.operand, "a broadcast")
@@ -259,6 +303,83 @@ class ExprLowering:
                 "cannot infer the shape of this fill", e.node, "pass shape=(rows, cols)"
             )
         return self.emit(d.FillOp(e.value, self._tiles(shape))).results[0]
+
+    # ------------------------------------------------ reduce, transpose, where, mask
+    def _reduce_shape(self, e: Reduce) -> Shape | None:
+        """The result shape of a reduction (the operand's with ``dims`` reduced to 1)."""
+        src = self.shape_of(e.operand)
+        if src is None:
+            return e.shape
+        rank, name = len(src), f"reduce_{e.kind}"
+        bad = [x for x in e.dims if not -rank <= x < rank]
+        if bad:
+            raise self.error(
+                f"{name} dims {list(e.dims)} are out of range for a {_fmt(src)} block",
+                e.node,
+                f"a {rank}-D block has dims {-rank}..{rank - 1} (e.g. dims=[-1] for the last)",
+            )
+        shape = d.reduced_shape(src, e.dims)
+        if e.shape is not None and e.shape != shape:
+            raise self.error(
+                f"{name} of a {_fmt(src)} block over dims {list(e.dims)} has shape "
+                f"{_fmt(shape)}, not {_fmt(e.shape)}",
+                e.node,
+                f"write shape={_fmt(shape)}, or leave shape= out",
+            )
+        return shape
+
+    def _same_shape(self, what: str, *operands: Expr) -> Shape | None:
+        shapes = [self.shape_of(x) for x in operands]
+        known = [s for s in shapes if s is not None]
+        if any(s != known[0] for s in known):
+            listed = ", ".join("?" if s is None else _fmt(s) for s in shapes)
+            raise self.error(
+                f"operands of {what} have shapes {listed}",
+                operands[0].node,
+                "use operands of one shape, or ttl.math.broadcast(x, dims=[...]) to expand "
+                "a size-1 dimension",
+            )
+        return known[0] if known else None
+
+    def _lower_reduce(self, e: Reduce, expected: Shape | None) -> SSAValue:
+        name = f"reduce_{e.kind}"
+        src = self._block_operand(e.operand, name)
+        shape = self._reduce_shape(e)
+        assert shape is not None
+        rank = len(shape)
+        scaler: SSAValue
+        if e.scaler is None:
+            scaler = self.emit(d.FillOp(1.0, self._tiles((1,) * rank))).results[0]
+        else:
+            scaler = self.lower(self._block_operand(e.scaler, f"the scaler of {name}"), None)
+        operand = self.lower(src, None)
+        op = d.ReduceOp(d.ReduceKindEnum(e.kind), operand, scaler, e.dims, self._tiles(shape))
+        return self.emit(op).results[0]
+
+    def _lower_transpose(self, e: Transpose, expected: Shape | None) -> SSAValue:
+        src = self._block_operand(e.operand, "transpose")
+        sshape = src.block.dfb.shape
+        if len(sshape) != 2:
+            raise self.error(
+                f"transpose needs a 2-D block, got a {_fmt(sshape)} block",
+                e.node,
+                "transpose (M, N) blocks; index or reshape higher-rank blocks first",
+            )
+        operand = self.lower(src, None)
+        return self.emit(d.TransposeOp(operand, self._tiles((sshape[1], sshape[0])))).results[0]
+
+    def _lower_where(self, e: Where, expected: Shape | None) -> SSAValue:
+        shape = self._same_shape("where()", e.condition, e.true_value, e.false_value) or expected
+        cond = self.lower(e.condition, shape)
+        t = self.lower(e.true_value, shape)
+        f = self.lower(e.false_value, shape)
+        return self.emit(d.WhereOp(cond, t, f)).results[0]
+
+    def _lower_mask(self, e: Mask, expected: Shape | None) -> SSAValue:
+        shape = self._same_shape(_mask_name(e), e.operand, e.mask) or expected
+        x = self.lower(e.operand, shape)
+        m = self.lower(e.mask, shape)
+        return self.emit(d.MaskOp(x, m, e.posinf)).results[0]
 
 
 _OP_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}

@@ -11,6 +11,7 @@ from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend import unary_math
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.values import (
@@ -23,8 +24,9 @@ from ttl.compiler.frontend.values import (
     affine_of,
     is_scalar,
 )
-from ttl.math import UNARY_FUNCTIONS
 
+_NAW = "NAW, No Access while Writing"
+_ROR = "ROR, Read Only while Reading"
 _STATIC_BUILTINS = {builtins.min, builtins.max, builtins.abs, builtins.int, builtins.len}
 
 

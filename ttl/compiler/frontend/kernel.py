@@ -20,6 +20,7 @@ from ttl import dsl
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.calls import CallsMixin
+from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
@@ -91,7 +92,7 @@ _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "s
 _OpT = TypeVar("_OpT", bound=Operation)
 
 
-class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor):
+class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin, ast.NodeVisitor):
     """Compiles one kernel function (never executed) from its AST."""
 
     def __init__(self, model: OperationModel, thread: ThreadModel, symbols: ModuleSymbols):

@@ -165,6 +165,44 @@
 #define TTL_UNOP_TANH 7
 #define TTL_UNOP_ABS 8
 #define TTL_UNOP_NEGATIVE 9
+// 10..79: Appendix B unary functions; 40.. take parameters (TTL_COP_UNARY_PARAM).
+#define TTL_UNOP_EXP2 10
+#define TTL_UNOP_EXPM1 11
+#define TTL_UNOP_LOG1P 12
+#define TTL_UNOP_SQUARE 13
+#define TTL_UNOP_TAN 14
+#define TTL_UNOP_ATAN 15
+#define TTL_UNOP_ATANH 16
+#define TTL_UNOP_SIN 17
+#define TTL_UNOP_ASIN 18
+#define TTL_UNOP_ASINH 19
+#define TTL_UNOP_COS 20
+#define TTL_UNOP_ACOS 21
+#define TTL_UNOP_ACOSH 22
+#define TTL_UNOP_SILU 23
+#define TTL_UNOP_SOFTSIGN 24
+#define TTL_UNOP_HARDSIGMOID 25
+#define TTL_UNOP_SIGN 26
+#define TTL_UNOP_SIGNBIT 27
+#define TTL_UNOP_FLOOR 28
+#define TTL_UNOP_CEIL 29
+#define TTL_UNOP_TRUNC 30
+#define TTL_UNOP_FRAC 31
+#define TTL_UNOP_GELU 32
+#define TTL_UNOP_GELU_APPROX 33
+#define TTL_UNOP_POWER 40
+#define TTL_UNOP_RELU_MAX 41
+#define TTL_UNOP_RELU_MIN 42
+#define TTL_UNOP_LEAKY_RELU 43
+#define TTL_UNOP_ELU 44
+#define TTL_UNOP_CELU 45
+#define TTL_UNOP_PRELU 46
+#define TTL_UNOP_SOFTPLUS 47
+#define TTL_UNOP_HARDTANH 48
+#define TTL_UNOP_SELU 49
+#define TTL_UNOP_ROUND 50
+#define TTL_UNOP_CLAMP 51
+#define TTL_UNOP_THRESHOLD 52
 
 // Data formats (TT-Metal DataFormat values).
 #define TTL_FMT_FLOAT32 0

@@ -106,6 +106,27 @@ CASES = [
     binary("mul", "a * b", SIGNED, SIGNED),
     binary("div", "a / b", SIGNED, Input(-4.0, 4.0, away_from_zero=0.1)),
     binary("fused_add_mul", "a * b + a", SIGNED, SIGNED),
+    binary("mod", "a % b", SIGNED, Input(0.5, 3.0, edges=(1.0, 2.0))),
+    binary("floordiv", "a // b", SIGNED, Input(0.5, 3.0, edges=(1.0, 2.0))),
+    binary("max", "ttl.math.max(a, b)", SIGNED, SIGNED),
+    binary("min", "ttl.math.min(a, b)", SIGNED, SIGNED),
+    # Comparisons give 0/1 blocks; integer-valued inputs make ties likely.
+    binary("gt", "ttl.math.gt(a, b)", SIGNED, SIGNED),
+    binary("lt", "ttl.math.lt(a, b)", SIGNED, SIGNED),
+    binary(
+        "eq",
+        "ttl.math.eq(a, b)",
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+    ),
+    binary(
+        "ne",
+        "ttl.math.ne(a, b)",
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+    ),
+    # Scalar operands: tt-lang-sim 1.1.6 has rsub only (docs/testing.md).
+    unary("rsub", "ttl.math.rsub(a, 2)", -4.0, 4.0, edges=(2.0,)),
     # Matmul: (64 x 96) @ (96 x 64), one block each, K summed in one block.
     binary(
         "matmul",

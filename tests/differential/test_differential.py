@@ -41,9 +41,12 @@ class Input:
     block: tuple[int, int] = BLOCK
     edges: tuple[float, ...] = ()
     away_from_zero: float = 0.0  # |value| >= this
+    choices: tuple[float, ...] = ()  # values drawn from these instead (0/1 conditions)
 
     def make(self, rng: np.random.Generator) -> np.ndarray:
         values = rng.uniform(self.low, self.high, self.shape)
+        if self.choices:
+            values = rng.choice(np.array(self.choices), self.shape)
         if self.away_from_zero:
             small = np.abs(values) < self.away_from_zero
             values[small] = np.copysign(self.away_from_zero, values[small])
@@ -74,6 +77,14 @@ def binary(name: str, expr: str, a: Input, b: Input, **options) -> Case:
 
 
 SIGNED = Input(-4.0, 4.0, edges=(0.0, -1.0, 1.0))
+BOOL = Input(0.0, 1.0, choices=(0.0, 1.0))
+
+
+def reduce(name: str, expr: str, out_block: tuple[int, int]) -> Case:
+    """A reduction of one (2, 2)-tile block to ``out_block`` (1 in each reduced dim)."""
+    out_shape = (SHAPE[0] // BLOCK[0] * out_block[0], SHAPE[1] // BLOCK[1] * out_block[1])
+    return Case(name, expr, {"a": Input(-1.0, 1.0)}, out_shape, out_block)
+
 
 CASES = [
     # Unary math functions.
@@ -95,6 +106,27 @@ CASES = [
     binary("mul", "a * b", SIGNED, SIGNED),
     binary("div", "a / b", SIGNED, Input(-4.0, 4.0, away_from_zero=0.1)),
     binary("fused_add_mul", "a * b + a", SIGNED, SIGNED),
+    binary("mod", "a % b", SIGNED, Input(0.5, 3.0, edges=(1.0, 2.0))),
+    binary("floordiv", "a // b", SIGNED, Input(0.5, 3.0, edges=(1.0, 2.0))),
+    binary("max", "ttl.math.max(a, b)", SIGNED, SIGNED),
+    binary("min", "ttl.math.min(a, b)", SIGNED, SIGNED),
+    # Comparisons give 0/1 blocks; integer-valued inputs make ties likely.
+    binary("gt", "ttl.math.gt(a, b)", SIGNED, SIGNED),
+    binary("lt", "ttl.math.lt(a, b)", SIGNED, SIGNED),
+    binary(
+        "eq",
+        "ttl.math.eq(a, b)",
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+    ),
+    binary(
+        "ne",
+        "ttl.math.ne(a, b)",
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+        Input(0, 3, choices=(0.0, 1.0, 2.0)),
+    ),
+    # Scalar operands: tt-lang-sim 1.1.6 has rsub only (docs/testing.md).
+    unary("rsub", "ttl.math.rsub(a, 2)", -4.0, 4.0, edges=(2.0,)),
     # Matmul: (64 x 96) @ (96 x 64), one block each, K summed in one block.
     binary(
         "matmul",
@@ -110,6 +142,35 @@ CASES = [
         f"a + ttl.block.broadcast(c, dims=[-1], shape={BLOCK})",
         {"a": SIGNED, "c": Input(-4.0, 4.0, shape=(SHAPE[0], TILE), block=(BLOCK[0], 1))},
     ),
+    Case(
+        "broadcast_rows",
+        f"a + ttl.block.broadcast(c, dims=[0], shape={BLOCK})",
+        {"a": SIGNED, "c": Input(-4.0, 4.0, shape=(SHAPE[0] // BLOCK[0], SHAPE[1]), block=(1, 2))},
+    ),
+    Case(
+        "broadcast_scalar",
+        f"a * ttl.block.broadcast(c, dims=[0, 1], shape={BLOCK})",
+        {"a": SIGNED, "c": Input(-4.0, 4.0, shape=(SHAPE[0] // BLOCK[0], TILE), block=(1, 1))},
+    ),
+    # Reductions, in tt-lang-sim's form (x, dims, shape): it has no scaler.
+    reduce("reduce_sum_cols", "ttl.math.reduce_sum(a, dims=[1], shape=(2, 1))", (2, 1)),
+    reduce("reduce_max_cols", "ttl.math.reduce_max(a, dims=[1], shape=(2, 1))", (2, 1)),
+    reduce("reduce_sum_rows", "ttl.math.reduce_sum(a, dims=[0], shape=(1, 2))", (1, 2)),
+    reduce("reduce_max_rows", "ttl.math.reduce_max(a, dims=[0], shape=(1, 2))", (1, 2)),
+    reduce("reduce_sum_all", "ttl.math.reduce_sum(a, dims=[0, 1], shape=(1, 1))", (1, 1)),
+    reduce("reduce_max_all", "ttl.math.reduce_max(a, dims=[0, 1], shape=(1, 1))", (1, 1)),
+    # Transpose (tile grid and each tile), where, mask: tt-lang-sim's ttl.block spellings.
+    unary("transpose", "ttl.block.transpose(a)", -4.0, 4.0),
+    Case(
+        "transpose_rect",
+        "ttl.block.transpose(a)",
+        {"a": Input(-4.0, 4.0, shape=(64, 128), block=(2, 4))},
+        out_shape=(128, 64),
+        out_block=(4, 2),
+    ),
+    Case("where", "ttl.block.where(c, a, b)", {"c": BOOL, "a": SIGNED, "b": SIGNED}),
+    binary("mask", "ttl.block.mask(a, b)", SIGNED, BOOL),
+    binary("mask_posinf", "ttl.block.mask_posinf(a, b)", SIGNED, BOOL),
     # Fill: a block of one value, with and without another operand.
     unary("fill_add", f"a + ttl.block.fill(1.5, shape={BLOCK})", -4.0, 4.0),
     Case("fill", f"ttl.block.fill(-2.25, shape={BLOCK})", {}),

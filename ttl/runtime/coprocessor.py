@@ -34,6 +34,29 @@ _BINARY = {
     memmap.BINOP_SUB: np.subtract,
     memmap.BINOP_MUL: np.multiply,
     memmap.BINOP_DIV: np.divide,
+    memmap.BINOP_MAX: np.maximum,
+    memmap.BINOP_MIN: np.minimum,
+    memmap.BINOP_MOD: np.mod,  # Python floor modulo (sign of the divisor)
+    memmap.BINOP_FLOORDIV: np.floor_divide,
+}
+
+# Scalar operations (COP_SCALAR): DST = f(DST, value).
+_SCALAR = {
+    memmap.BINOP_ADD: np.add,
+    memmap.BINOP_SUB: np.subtract,
+    memmap.BINOP_MUL: np.multiply,
+    memmap.BINOP_DIV: np.divide,
+    memmap.BINOP_RSUB: lambda x, v, out: np.subtract(v, x, out=out),
+}
+
+# Comparisons with zero (COP_COMPARE_ZERO): DST = 1.0 where they hold, else 0.0.
+_COMPARE_ZERO = {
+    memmap.CMPZ_GT: np.greater,
+    memmap.CMPZ_LT: np.less,
+    memmap.CMPZ_GE: np.greater_equal,
+    memmap.CMPZ_LE: np.less_equal,
+    memmap.CMPZ_EQ: np.equal,
+    memmap.CMPZ_NE: np.not_equal,
 }
 
 
@@ -115,6 +138,8 @@ class Coprocessor:
             memmap.COP_TRANSPOSE: self._transpose,
             memmap.COP_WHERE: self._where,
             memmap.COP_MASK: self._mask,
+            memmap.COP_COMPARE_ZERO: self._compare_zero,
+            memmap.COP_SCALAR: self._scalar,
         }
 
     def reset(self) -> None:

@@ -20,6 +20,20 @@ from ttl.compiler.emit.unary_api import emit_unary
 
 # Kernel-API spelling of the unary functions.
 UNARY_API = {fn: fn.value for fn in d.UnaryFnEnum} | {d.UnaryFnEnum.NEG: "negative"}
+_BINARY_FN_API = {
+    d.BinaryFnEnum.MAX: "binary_max_tile",
+    d.BinaryFnEnum.MIN: "binary_min_tile",
+    d.BinaryFnEnum.MOD: "remainder_binary_tile",
+    d.BinaryFnEnum.FLOORDIV: "floor_div_binary_tile",
+}
+_COMPARE_ZERO = {
+    d.BinaryFnEnum.GT: "gtz",
+    d.BinaryFnEnum.LT: "ltz",
+    d.BinaryFnEnum.GE: "gez",
+    d.BinaryFnEnum.LE: "lez",
+    d.BinaryFnEnum.EQ: "eqz",
+    d.BinaryFnEnum.NE: "nez",
+}
 _BCAST_KIND = {(False, True): "COL", (True, False): "ROW", (True, True): "SCALAR"}
 
 
@@ -87,6 +101,13 @@ class TileCodegen:
                 self.gen(op.rhs, t, base, k + 1)
                 self.line(f"{name}_binary_tile_init();")
                 self.line(f"{name}_binary_tile({dst}, {self.dst(base, k + 1)}, {dst});")
+        elif isinstance(op, d.BinaryFnOp):
+            self.gen(op.lhs, t, base, k)
+            self.gen(op.rhs, t, base, k + 1)
+            self._binary_fn(op.fn.data, dst, self.dst(base, k + 1))
+        elif isinstance(op, d.ScalarOp):
+            self.gen(op.operand, t, base, k)
+            self._scalar(op.fn.data, dst, op.value.value.data)
         elif isinstance(op, d.UnaryOp):
             self.gen(op.operand, t, base, k)
             for text in emit_unary(op, dst):  # e.g. exp_tile_init(); exp_tile(dst);
@@ -115,6 +136,28 @@ class TileCodegen:
             self.line(f"{fn}({dst}, {self.dst(base, k + 1)});")
         else:
             raise TypeError(f"unexpected op in a block expression: {op}")
+
+    def _binary_fn(self, fn: d.BinaryFnEnum, dst: str, other: str) -> None:
+        """DST[dst] = fn(DST[dst], DST[other]) with TT-Metal's SFPU binary calls."""
+        compare = _COMPARE_ZERO.get(fn)
+        if compare is not None:  # TT-Metal compares floats as (a - b) against zero
+            self.line("sub_binary_tile_init();")
+            self.line(f"sub_binary_tile({dst}, {other}, {dst});")
+            self.line(f"{compare}_tile_init();")
+            self.line(f"{compare}_tile({dst});")
+            return
+        name = _BINARY_FN_API[fn]
+        self.line(f"{name}_init();")
+        self.line(f"{name}({dst}, {other}, {dst});")
+
+    def _scalar(self, fn: d.ScalarFnEnum, dst: str, value: float) -> None:
+        """DST[dst] = DST[dst] op value (TT-Metal's ``*_unary_tile`` scalar ops)."""
+        if fn is d.ScalarFnEnum.RDIV:  # value / x = value * recip(x)
+            self.line("recip_tile_init();")
+            self.line(f"recip_tile({dst});")
+            fn = d.ScalarFnEnum.MUL
+        self.line("binop_with_scalar_tile_init();")
+        self.line(f"{fn.value}_unary_tile({dst}, {float_bits(value)});  // {value!r}")
 
     def _broadcast(self, op: d.BroadcastOp, t: str, dst: str) -> None:
         out = op.result.type.dims

@@ -315,8 +315,8 @@ class CallsMixin(MixinBase):
             self.fail(
                 f"{h.describe()} is released while a copy "
                 f"{'into' if tx.is_read else 'from'} it is still in flight (block state "
-                f"{'NAW, No Access while Writing' if tx.is_read else 'ROR, Read Only while Reading'}"
-                f": {h.release_name}() before the transfer's wait() is not a transition)",
+                f"{_NAW if tx.is_read else _ROR}: {h.release_name}() before the transfer's "
+                "wait() is not a transition)",
                 node,
                 "call .wait() on the transfer returned by ttl.copy before releasing the block",
             )

@@ -130,8 +130,16 @@ TTL_DECLARE_BINARY_DST_OP(floor_div_binary_tile)
 
 // Comparisons with zero in place on DST[dst_index]: 1.0 where x > 0 (gtz), x < 0
 // (ltz), x >= 0 (gez), x <= 0 (lez), x == 0 (eqz), x != 0 (nez); else 0.0.
+#define TTL_DECLARE_COMPARE_ZERO_OP(name) \
   void name##_tile_init();                \
   void name##_tile(uint32_t dst_index);
+TTL_DECLARE_COMPARE_ZERO_OP(gtz)
+TTL_DECLARE_COMPARE_ZERO_OP(ltz)
+TTL_DECLARE_COMPARE_ZERO_OP(gez)
+TTL_DECLARE_COMPARE_ZERO_OP(lez)
+TTL_DECLARE_COMPARE_ZERO_OP(eqz)
+TTL_DECLARE_COMPARE_ZERO_OP(nez)
+#undef TTL_DECLARE_COMPARE_ZERO_OP
 
 // Scalar operations in place on DST[dst_index] (value as binary32 bit pattern):
 // x + v, x - v, x * v, x / v, v - x.

@@ -19,6 +19,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from ttl import dsl
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend import unary_math
 from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
@@ -339,6 +340,7 @@ class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin
             hasattr(base, attr)
         ):
             return getattr(base, attr)
+        unary_math.unknown_attribute(self, base, node)
         self.fail(
             f"{self.describe(base)} has no attribute '{attr}' in a kernel",
             node,

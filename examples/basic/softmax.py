@@ -41,7 +41,9 @@ def softmax(x, y):
                 with m_dfb.wait() as m_blk:
                     with e_dfb.reserve() as e_blk:
                         e_blk.store(
-                            ttl.math.exp(x_blk - ttl.math.broadcast(m_blk, e_blk, dims=[-1]))
+                            ttl.math.exp(
+                                x_blk - ttl.block.broadcast(m_blk, dims=[-1], shape=(1, cols))
+                            )
                         )
                     with e_dfb.wait() as e_blk, s_dfb.reserve() as s_blk:
                         s_blk.store(
@@ -50,8 +52,10 @@ def softmax(x, y):
                     # exp again in fp32 DST rather than the bf16-rounded e: one rounding less
                     with s_dfb.wait() as s_blk, y_dfb.reserve() as y_blk:
                         y_blk.store(
-                            ttl.math.exp(x_blk - ttl.math.broadcast(m_blk, y_blk, dims=[-1]))
-                            * ttl.math.broadcast(s_blk, y_blk, dims=[-1])
+                            ttl.math.exp(
+                                x_blk - ttl.block.broadcast(m_blk, dims=[-1], shape=(1, cols))
+                            )
+                            * ttl.block.broadcast(s_blk, dims=[-1], shape=(1, cols))
                         )
 
     @ttl.datamovement()
@@ -60,7 +64,7 @@ def softmax(x, y):
         last = first + per_node
         for r in range(first, last):
             with x_dfb.reserve() as x_blk:
-                ttl.copy(x[r, :], x_blk).wait()
+                ttl.copy(x[r, 0:cols], x_blk).wait()
 
     @ttl.datamovement()
     def write():
@@ -68,7 +72,7 @@ def softmax(x, y):
         last = first + per_node
         for r in range(first, last):
             with y_dfb.wait() as y_blk:
-                ttl.copy(y_blk, y[r, :]).wait()
+                ttl.copy(y_blk, y[r, 0:cols]).wait()
 
 
 def reference(x):

@@ -253,11 +253,12 @@ void pack_reconfig_l1_acc(uint32_t enable);
 // scales by 1 (a reduction written without a scaler block).
 enum class PoolType : uint32_t { SUM = 0, AVG = 1, MAX = 2 };
 enum class ReduceDim : uint32_t { REDUCE_ROW = 0, REDUCE_COL = 1, REDUCE_SCALAR = 2 };
-template <PoolType reduce_type, ReduceDim reduce_dim>
-void reduce_init(uint32_t icb, uint32_t icb_scaler, uint32_t ocb);
-template <PoolType reduce_type, ReduceDim reduce_dim>
-void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler,
-                 uint32_t idst);
+// (Templates: each declaration starts with `template`, so the API contract test,
+// which takes every plain function's address, leaves them to the reduce tests.)
+template <PoolType reduce_type, ReduceDim reduce_dim> void reduce_init(
+    uint32_t icb, uint32_t icb_scaler, uint32_t ocb);
+template <PoolType reduce_type, ReduceDim reduce_dim> void reduce_tile(
+    uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler, uint32_t idst);
 void reduce_uninit();
 
 // Transpose tile `itile` of cb `icb` (rows <-> columns) into DST[idst].

@@ -43,12 +43,24 @@ def reduces_within_tiles(op: d.ReduceOp) -> bool:
     return bool(set(op.normalized_dims) & {rank - 1, rank - 2})
 
 
+def reads_reserved(op: Operation) -> bool:
+    """A ``ttl.read`` of a block acquired with reserve() (read back after a store)."""
+    return isinstance(op, d.ReadOp) and isinstance(op.block.owner, d.ReserveOp)
+
+
 def fpu_binary(op: Operation) -> bool:
-    """Both operands straight from DFBs: the FPU op reads them without copies."""
+    """Both operands straight from the front of DFBs: the FPU op reads them without copies.
+
+    A reserved block read back (block state RW) lives at the DFB's write pointer, which
+    the FPU's unpackers do not read; it is copied into DST first.
+    """
+    a, b = op.operands[0].owner, op.operands[1].owner
     return (
         not isinstance(op, d.DivOp)
-        and isinstance(op.operands[0].owner, d.ReadOp)
-        and isinstance(op.operands[1].owner, d.ReadOp)
+        and isinstance(a, d.ReadOp)
+        and isinstance(b, d.ReadOp)
+        and not reads_reserved(a)
+        and not reads_reserved(b)
     )
 
 

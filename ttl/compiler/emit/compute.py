@@ -15,7 +15,12 @@ from collections.abc import Callable
 from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
-from ttl.compiler.analysis.store_plan import StorePlan, fpu_binary, reduces_within_tiles
+from ttl.compiler.analysis.store_plan import (
+    StorePlan,
+    fpu_binary,
+    reads_reserved,
+    reduces_within_tiles,
+)
 from ttl.compiler.emit.unary_api import emit_unary
 
 # Kernel-API spelling of the unary functions.
@@ -86,7 +91,10 @@ class TileCodegen:
         if isinstance(op, d.ReadOp):
             cb = self.cb_of(op.block)
             self.line(f"copy_tile_init({cb});")
-            self.line(f"copy_tile({cb}, {t}, {dst});")
+            if reads_reserved(op):  # block state RW: read back a stored, unpushed block
+                self.line(f"copy_tile_from_reserved({cb}, {t}, {dst});")
+            else:
+                self.line(f"copy_tile({cb}, {t}, {dst});")
         elif isinstance(op, d.FillOp):
             self.line("fill_tile_init();")
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
@@ -333,7 +341,7 @@ def emit_store(
     line("tile_regs_commit();")
     line("tile_regs_wait();")
     if store.acc.value.data:
-        line("pack_reconfig_l1_acc(1);  // store(acc=True): add to the block's tiles")
+        line("pack_reconfig_l1_acc(1);  // packer L1 accumulation: add to the block's tiles")
     if i == "i":
         out_t = "i" if t0 == "0" else "t0 + i"
         line(f"for (uint32_t i = 0; i < {chunk}; ++i) {{")

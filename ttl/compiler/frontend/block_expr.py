@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from xdsl.dialects.builtin import bf16, f32
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -112,6 +112,18 @@ class Mask(Expr):
     posinf: bool
 
 
+def leaf_dtypes(e: Expr) -> list[str]:
+    """The dtypes of the blocks ``e`` reads, in tree order."""
+    if isinstance(e, Leaf):
+        return [e.block.dfb.dtype]
+    out: list[str] = []
+    for f in fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            out += leaf_dtypes(v)
+    return out
+
+
 def element_type(dtype: str) -> Attribute:
     """The xDSL element type of a TT-Lang dtype."""
     return f32 if dtype == "f32" else bf16
@@ -127,10 +139,17 @@ ErrorFn = Callable[[str, ast.AST, str], Exception]
 class ExprLowering:
     """Lowers one stored expression tree to ttl ops via ``emit``."""
 
-    def __init__(self, emit: Callable[[Operation], Operation], error: ErrorFn, dtype: str):
+    def __init__(
+        self,
+        emit: Callable[[Operation], Operation],
+        error: ErrorFn,
+        dtype: str,
+        mixed: bool = False,
+    ):
         self.emit = emit
         self.error = error
         self.dtype = dtype
+        self.mixed = mixed  # an accumulator store: operands of any dtype (unpacked to DST)
         self.elem = element_type(dtype)
         self._reads: dict[SSAValue, SSAValue] = {}
 
@@ -182,7 +201,7 @@ class ExprLowering:
 
     def _lower_leaf(self, e: Leaf, expected: Shape | None) -> SSAValue:
         blk = e.block
-        if blk.dfb.dtype != self.dtype:
+        if blk.dfb.dtype != self.dtype and not (self.mixed or blk.accumulator):
             raise self.error(
                 f"{blk.describe()} is {blk.dfb.dtype} but the stored block is {self.dtype}",
                 e.node,
@@ -245,6 +264,15 @@ class ExprLowering:
                 f"the operand of {what} must be a block acquired from a DFB",
                 e.node,
                 "store the sub-expression into a DFB block first, then use that block",
+            )
+        if e.block.acquire == "reserve":
+            name = "an accumulator" if e.block.accumulator else e.block.describe()
+            raise self.error(
+                f"the operand of {what} must be a block acquired with wait(); {name} "
+                "reserved and stored here can only be read back element-wise",
+                e.node,
+                "push the block and wait() on it, or use it with + - * / and unary "
+                "ttl.math functions",
             )
         return e
 

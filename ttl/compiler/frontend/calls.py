@@ -351,7 +351,11 @@ class CallsMixin(MixinBase):
                 f"0.0, shape={bx._fmt(h.dfb.shape)}))",
             )
         expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
-        lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype)
+        self.store_expr(h, expr, acc, node)
+
+    def store_expr(self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST) -> None:
+        """Lower ``expr`` and store it into ``h`` (adding to its tiles when ``acc``)."""
+        lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype, mixed=h.accumulator)
         shape = lowering.shape_of(expr)
         if shape is not None and shape != h.dfb.shape:
             self.fail(

@@ -20,6 +20,7 @@ from ttl import dsl
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend import unary_math
+from ttl.compiler.frontend.accumulate import AccumulateMixin, accumulator_names
 from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
@@ -93,7 +94,9 @@ _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "s
 _OpT = TypeVar("_OpT", bound=Operation)
 
 
-class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin, ast.NodeVisitor):
+class KernelCompiler(
+    AccumulateMixin, ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin, ast.NodeVisitor
+):
     """Compiles one kernel function (never executed) from its AST."""
 
     def __init__(self, model: OperationModel, thread: ThreadModel, symbols: ModuleSymbols):
@@ -111,6 +114,10 @@ class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin
         self.handles: list[BlockHandle] = []
         self.loop_depth = 0
         self.stmt: ast.AST = thread.def_node
+        self.accumulators: dict[str, BlockHandle] = {}
+        self.accumulator_names = (
+            accumulator_names(thread.def_node) if self.is_compute else frozenset()
+        )
 
     # ------------------------------------------------------------ plumbing
     def error(self, message: str, node: ast.AST, hint: str | None = None) -> TTLCompileError:
@@ -202,6 +209,8 @@ class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
         self.visit_body(body)
+        self.stmt = fn
+        self.release_accumulators()
         for h in self.handles:
             if h.released_line is None:
                 self.fail(
@@ -244,6 +253,12 @@ class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin
 
     def _assign_target(self, target: ast.expr, value: Any) -> None:
         if isinstance(target, ast.Name):
+            if target.id in self.accumulator_names and (
+                isinstance(value, bx.Expr)
+                # a named block (not a fresh acquisition): acc = blk copies it
+                or (isinstance(value, BlockHandle) and value.name not in ("", target.id))
+            ):
+                value = self.materialize(target.id, value, target)
             self.bind(target.id, value)
         elif isinstance(target, ast.Tuple | ast.List):
             if not isinstance(value, tuple | list) or len(value) != len(target.elts):
@@ -284,7 +299,10 @@ class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin
             self._assign_target(node.target, None)
         assert isinstance(node.target, ast.Name)  # _assign_target rejected the other targets
         current = self.visit_Name(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
-        self.bind(node.target.id, self.binop(node.op, current, self.visit(node.value), node))
+        rhs = self.visit(node.value)
+        if self.is_compute and self.augmented_block(node, current, rhs):
+            return
+        self.bind(node.target.id, self.binop(node.op, current, rhs, node))
 
     # ------------------------------------------------------------ expressions
     def visit_Constant(self, node: ast.Constant) -> Any:
@@ -540,13 +558,14 @@ class KernelCompiler(ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin
             return v
         if isinstance(v, BlockHandle):
             self.check_live(v, node)
-            if v.acquire == "reserve":
+            if v.acquire == "reserve" and not v.stored:
                 self.fail(
-                    f"{v.describe()} was acquired with reserve() and cannot be read here "
-                    "(block state MW, Must be Written: reserve() -> read is not a transition)",
+                    f"{v.describe()} was acquired with reserve() and cannot be read before it "
+                    "is written (block state MW, Must be Written: reserve() -> read is not a "
+                    "transition)",
                     node,
-                    "read blocks acquired with wait(); push the reserved block and wait() on "
-                    "it to read it back",
+                    f"store into it first ({v.name or 'blk'}.store(...)); a stored block can be "
+                    "read back (block state RW)",
                 )
             return bx.Leaf(node, v)
         self.fail(

@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Block, Operation, SSAValue
 
 from ttl import dsl
@@ -104,6 +105,22 @@ class KernelCompilerProtocol(Protocol):
     def release(self, h: BlockHandle, node: ast.AST, implicit: bool) -> None: ...  # CallsMixin
 
     def call_extern_intrinsic(self, name: str, node: ast.Call) -> Any: ...  # ExternMixin
+
+    def check_live(self, h: BlockHandle, node: ast.AST) -> None: ...  # CallsMixin
+
+    def store_expr(
+        self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST
+    ) -> None: ...  # CallsMixin
+
+    def binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any: ...
+
+    def _loc(self, node: ast.AST) -> FileLineColLoc: ...
+
+    # ------------------------------------------------------------ accumulators (accumulate.py)
+    filename: str
+    header: list[Operation]  # ops placed at the kernel's entry
+    accumulators: dict[str, BlockHandle]  # accumulator name -> its reserved block
+    accumulator_names: frozenset[str]  # targets of augmented assignments (compute kernels)
 
 
 if TYPE_CHECKING:

@@ -107,6 +107,7 @@ class BlockHandle:
     released_line: int | None = None
     stored: bool = False
     pending: list[TransferHandle] = field(default_factory=list)
+    accumulator: bool = False  # a compiler-made block holding a `+=` accumulator
 
     @property
     def release_name(self) -> str:

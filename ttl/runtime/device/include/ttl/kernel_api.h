@@ -97,6 +97,10 @@ void tile_regs_release();
 
 void copy_tile_init(uint32_t cb_id);
 void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
+// Unpack tile `tile_index` of the block reserved at the back of `cb_id` (a block
+// this kernel has packed into and not pushed yet: TT-Lang block state RW). The
+// unpacker is pointed at the write pointer instead of the read pointer.
+void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
 
 // Binary ops reading two DFB tiles into DST[dst_index].
 void binary_op_init_common(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);

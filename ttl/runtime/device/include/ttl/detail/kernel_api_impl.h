@@ -308,6 +308,11 @@ TTL_IMPL void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index)
   cop(TTL_CALL_SITE, TTL_COP_UNPACK, front_tile(d, tile_index), d[TTL_DFB_FORMAT], dst_index);
 }
 
+TTL_IMPL void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index) {
+  volatile uint32_t* d = dfb(cb_id, TTL_CALL_SITE);
+  cop(TTL_CALL_SITE, TTL_COP_UNPACK, back_tile(d, tile_index), d[TTL_DFB_FORMAT], dst_index);
+}
+
 TTL_IMPL void add_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                         uint32_t dst_index) {
   binary(TTL_CALL_SITE, TTL_BINOP_ADD, cb_a, cb_b, tile_a, tile_b, dst_index);
@@ -478,6 +483,9 @@ TTL_NOTHING(fill_tile_init, ())
 TTL_NOTHING(unary_bcast_init, (uint32_t, BroadcastType))
 
 TTL_FORWARD_VOID(copy_tile, (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
+                 (cb_id, tile_index, dst_index))
+TTL_FORWARD_VOID(copy_tile_from_reserved,
+                 (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
                  (cb_id, tile_index, dst_index))
 
 #define TTL_BINARY_TILES(name)                                                               \

@@ -334,6 +334,16 @@ def broadcast(x, out=None, *, dims, shape=None):
     """
 
 
+@intrinsic("unsqueeze")
+def unsqueeze(expr, dim):
+    """``expr`` with a size-1 dimension inserted at ``dim`` (shape only; tiles unchanged)."""
+
+
+@intrinsic("squeeze")
+def squeeze(expr, dim):
+    """``expr`` with its size-1 dimension ``dim`` removed (shape only; tiles unchanged)."""
+
+
 @intrinsic("fill")
 def fill(value, *, shape):
     """A block of ``shape`` tiles with every element equal to ``value``."""
@@ -341,7 +351,6 @@ def fill(value, *, shape):
 
 # Binary element-wise functions (compiled by frontend/calls.py: call_binary_fn).
 # Comparisons give 1.0 where the relation holds and 0.0 elsewhere.
-BINARY_FUNCTIONS = ("max", "min", "gt", "lt", "ge", "le", "eq", "ne")
 
 
 @intrinsic("binary.max")

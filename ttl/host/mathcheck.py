@@ -266,8 +266,6 @@ CASES: tuple[Case, ...] = (
     ),
 )
 
-CASE_BY_NAME = {c.name: c for c in CASES}
-
 
 def sweep(case: Case, tiles: int) -> np.ndarray:
     """``tiles`` x 1024 bf16 inputs: the case's edges, then a linear sweep of its domain."""

@@ -151,7 +151,7 @@ def unknown_attribute(kc: KernelCompilerProtocol, module: Any, node: ast.Attribu
     hint = (
         "did you mean " + " or ".join(f"{label}.{c}" for c in close) + "?"
         if close
-        else f"see docs/math.md for the functions of {label}"
+        else f'docs/language.md, "Block math", lists the functions of {label}'
     )
     _fail(kc, f"{label} has no function '{node.attr}'", node, hint)
 

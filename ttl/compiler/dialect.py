@@ -887,14 +887,20 @@ class ReadOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$block attr-dict `:` type($block) `->` type($result)"
 
-    def __init__(self, block: SSAValue):
+    def __init__(self, block: SSAValue, view: Sequence[int] | None = None):
+        """``view``: the shape the block is read at (``ttl.math.unsqueeze``/``squeeze``)."""
         assert isinstance(block.type, BlockType)
-        super().__init__(
-            operands=[block], result_types=[TilesType(block.type.dims, block.type.element_type)]
-        )
+        dims = block.type.dims if view is None else tuple(view)
+        super().__init__(operands=[block], result_types=[TilesType(dims, block.type.element_type)])
 
     def verify_(self) -> None:
         _require_compute(self)
+        b, r = self.block.type, self.result.type
+        assert isinstance(b, BlockType) and isinstance(r, TilesType)
+        if [x for x in b.dims if x != 1] != [x for x in r.dims if x != 1]:
+            raise VerifyException(
+                "a read may only add or drop size-1 dimensions of the block (a view)"
+            )
 
 
 class _BinaryOp(IRDLOperation):
@@ -1004,7 +1010,11 @@ class ScalarOp(IRDLOperation):
 
 @irdl_op_definition
 class MatmulOp(IRDLOperation):
-    """Block matrix product ``[M, K] @ [K, N] -> [M, N]`` (in tiles)."""
+    """Block matrix product ``[M, K] @ [K, N] -> [M, N]`` (in tiles).
+
+    Batched: ``[B.., M, K] @ [B.., K, N] -> [B.., M, N]``, one 2-D product per
+    batch index (the batch dims of both operands are equal).
+    """
 
     name = "ttl.matmul"
 
@@ -1024,10 +1034,18 @@ class MatmulOp(IRDLOperation):
         _require_compute(self)
         a, b, r = self.lhs.type, self.rhs.type, self.result.type
         assert isinstance(a, TilesType) and isinstance(b, TilesType) and isinstance(r, TilesType)
-        if len(a.dims) != 2 or len(b.dims) != 2 or a.dims[1] != b.dims[0]:
-            raise VerifyException("matmul needs [M, K] @ [K, N] blocks")
-        if r.dims != (a.dims[0], b.dims[1]):
-            raise VerifyException("matmul result must be [M, N]")
+        shape = matmul_shape(a.dims, b.dims)
+        if shape is None:
+            raise VerifyException("matmul needs [B.., M, K] @ [B.., K, N] blocks")
+        if r.dims != shape:
+            raise VerifyException("matmul result must be [B.., M, N]")
+
+
+def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
+    """The shape of ``a @ b`` (2-D, or batched with equal batch dims), or None."""
+    if len(a) < 2 or len(a) != len(b) or tuple(a[:-2]) != tuple(b[:-2]) or a[-1] != b[-2]:
+        return None
+    return (*a[:-1], b[-1])
 
 
 @irdl_op_definition

@@ -193,18 +193,36 @@ class TileCodegen:
 
     def _matmul(self, op: d.MatmulOp, t: str, dst: str) -> None:
         # (ignores: as in _broadcast; matmul operands are ttl.read results.)
-        (m, kk), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # type: ignore[attr-defined]
+        a_dims, b_dims = op.lhs.type.dims, op.rhs.type.dims  # type: ignore[attr-defined]
+        (m, kk), n = a_dims[-2:], b_dims[-1]
+        batch = 1
+        for x in a_dims[:-2]:
+            batch *= x
         a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
-        row = "0" if m == 1 else (t if n == 1 else f"{t} / {n}")
-        col = "0" if n == 1 else (t if m == 1 else f"{t} % {n}")
+        # Batched: output tile t of (batch.., m, n) is batch t / (m * n) of 2-D products.
+        per = m * n
+        bi = "0" if batch == 1 else (t if per == 1 else f"{t} / {per}")
+        rt = t if batch == 1 or per == 1 else f"{t} % {per}"
+        if batch > 1 and per == 1:
+            rt = "0"
+        row = "0" if m == 1 else (rt if n == 1 else f"{_paren(rt)} / {n}")
+        col = "0" if n == 1 else (rt if m == 1 else f"{_paren(rt)} % {n}")
         self.line("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, 0x00000000u);  // matmul_tiles accumulates")
         self.line(f"mm_init({a}, {b}, {self.cb_out});")
+        a_base = [(bi, m * kk)] if bi != "0" else []
+        b_base = [(bi, kk * n)] if bi != "0" else []
+        if row != "0":
+            a_base.append((row, kk))
+        if col != "0":
+            b_base.append((col, 1))
         if kk == 1:
-            self.line(f"matmul_tiles({a}, {b}, {_linear([(row, 1)])}, {col}, {dst});")
+            self.line(f"matmul_tiles({a}, {b}, {_linear(a_base)}, {_linear(b_base)}, {dst});")
             return
-        a_idx = _linear([(row, kk), ("k", 1)]) if row != "0" else "k"
-        b_idx = _linear([("k", n), (col, 1)]) if col != "0" else _linear([("k", n)])
+        a_idx = _linear([*a_base, ("k", 1)])
+        b_idx = _linear(
+            [*b_base[:-1], ("k", n), *b_base[-1:]] if col != "0" else [*b_base, ("k", n)]
+        )
         self.line(f"for (uint32_t k = 0; k < {kk}; ++k) {{")
         self.line(f"  matmul_tiles({a}, {b}, {a_idx}, {b_idx}, {dst});")
         self.line("}")

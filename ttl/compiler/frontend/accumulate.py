@@ -122,6 +122,61 @@ class AccumulateMixin(MixinBase):
         self.accumulators[name] = h
         return h
 
+    def materialize_operand(self, expr: bx.Expr, node: ast.AST, what: str) -> bx.Expr:
+        """``expr`` as a waited block: a sub-expression where a block must be read.
+
+        ``@``, broadcast, reductions and transpose read their operands' tiles from
+        the front of a DFB. A sub-expression there (``reduce_sum(sqrt(x), ...)``)
+        is stored into a compiler-made DFB of one block (``expr_<kernel>_<line>``):
+        reserve, store, push and wait here, pop at the end of the enclosing
+        statement list (the ``with``/``for``/``if`` body or the kernel).
+        """
+        if isinstance(expr, bx.Leaf):
+            return expr  # a block: the lowering checks how it was acquired
+        shape = bx.ExprLowering(self.emit, self.error, "bf16").shape_of(expr)
+        if shape is None:
+            self.fail(
+                f"cannot infer the shape of the operand of {what}",
+                node,
+                "give the broadcast or fill in it an explicit shape=(rows, cols)",
+            )
+        line = getattr(node, "lineno", 0)
+        taken = {f.name for f in self.model.dfbs}
+        dfb_name, n = f"expr_{self.thread.name}_{line}".replace(".", "_"), 1
+        while dfb_name in taken:
+            n += 1
+            dfb_name = f"expr_{self.thread.name}_{line}_{n}".replace(".", "_")
+        dtype = self.accumulator_dtype(expr)
+        like = next((t for t in self.model.tensors if t.spec.dtype == dtype), None)
+        dfb = AccumulatorBuffer(
+            like or self.model.tensors[0],
+            shape,
+            1,
+            node_loc(self.filename, node),
+            len(self.model.dfbs),
+            dfb_name,
+            acc_dtype=dtype,
+        )
+        self.model.dfbs.append(dfb)
+        self.symbols.dfb_types[dfb_name] = d.DFBType(shape, bx.element_type(dtype))
+        ref = self.ref(dfb, node)
+        reserved = self.emit(d.ReserveOp(ref)).results[0]
+        h = BlockHandle(reserved, dfb, "reserve", node, self.loop_depth, dfb_name)
+        h.accumulator = True  # operands of any dtype (unpacked to DST), as accumulators
+        self.store_expr(h, expr, False, node)
+        self.emit(d.PushOp(reserved))
+        waited = self.emit(d.WaitOp(ref)).results[0]
+        waited.name_hint = dfb_name
+        back = BlockHandle(waited, dfb, "wait", node, self.loop_depth, dfb_name, accumulator=True)
+        self.materialized[-1].append(back)
+        return bx.Leaf(expr.node, back)
+
+    def pop_materialized(self, scope: list[BlockHandle]) -> None:
+        """At the end of a statement list: pop the blocks materialized in it."""
+        for h in scope:
+            self.emit(d.PopOp(h.value))
+            h.released_line = getattr(self.stmt, "end_lineno", None) or 0
+
     def release_accumulators(self) -> None:
         """At the kernel's end: push, wait and pop each accumulator block."""
         for h in self.accumulators.values():

@@ -31,6 +31,11 @@ class Expr:
 @dataclass(frozen=True)
 class Leaf(Expr):
     block: BlockHandle
+    view: Shape | None = None  # ttl.math.unsqueeze/squeeze: the shape it is read at
+
+    @property
+    def shape(self) -> Shape:
+        return self.block.dfb.shape if self.view is None else self.view
 
 
 @dataclass(frozen=True)
@@ -151,20 +156,18 @@ class ExprLowering:
         self.dtype = dtype
         self.mixed = mixed  # an accumulator store: operands of any dtype (unpacked to DST)
         self.elem = element_type(dtype)
-        self._reads: dict[SSAValue, SSAValue] = {}
+        self._reads: dict[tuple[SSAValue, Shape], SSAValue] = {}
 
     # ------------------------------------------------------------ shapes
     def shape_of(self, e: Expr) -> Shape | None:
         """The shape ``e`` has on its own, or None if it comes from context."""
         if isinstance(e, Leaf):
-            return e.block.dfb.shape
+            return e.shape
         if isinstance(e, Binary):
             return self.shape_of(e.lhs) or self.shape_of(e.rhs)
         if isinstance(e, Matmul):
             a, b = self.shape_of(e.lhs), self.shape_of(e.rhs)
-            if a and b and len(a) == 2 and len(b) == 2 and a[1] == b[0]:
-                return (a[0], b[1])
-            return None
+            return d.matmul_shape(a, b) if a and b else None
         if isinstance(e, BinaryFn):
             return self.shape_of(e.lhs) or self.shape_of(e.rhs)
         if isinstance(e, Scalar):
@@ -208,10 +211,11 @@ class ExprLowering:
                 "use blocks of one dtype in an expression (make the DFBs like tensors of "
                 "the same dtype)",
             )
-        # One read per block per store: the same block used twice is one operand.
-        if blk.value not in self._reads:
-            self._reads[blk.value] = self.emit(d.ReadOp(blk.value)).results[0]
-        return self._reads[blk.value]
+        # One read per block (and view) per store: the same block used twice is one operand.
+        key = (blk.value, e.shape)
+        if key not in self._reads:
+            self._reads[key] = self.emit(d.ReadOp(blk.value, e.view)).results[0]
+        return self._reads[key]
 
     def _lower_binary(self, e: Binary, expected: Shape | None) -> SSAValue:
         ls, rs = self.shape_of(e.lhs), self.shape_of(e.rhs)
@@ -279,15 +283,17 @@ class ExprLowering:
     def _lower_matmul(self, e: Matmul, expected: Shape | None) -> SSAValue:
         a = self._block_operand(e.lhs, "'@'")
         b = self._block_operand(e.rhs, "'@'")
-        sa, sb = a.block.dfb.shape, b.block.dfb.shape
-        if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
+        sa, sb = a.shape, b.shape
+        shape = d.matmul_shape(sa, sb)
+        if shape is None:
             raise self.error(
                 f"cannot multiply blocks of shapes {_fmt(sa)} and {_fmt(sb)}",
                 e.node,
-                "'@' needs (M, K) @ (K, N) blocks",
+                "'@' needs (M, K) @ (K, N) blocks, or batched (B, M, K) @ (B, K, N) with "
+                "equal batch dims (ttl.math.broadcast a (1, K, N) operand to (B, K, N))",
             )
         lhs, rhs = self.lower(a, None), self.lower(b, None)
-        return self.emit(d.MatmulOp(lhs, rhs, self._tiles((sa[0], sb[1])))).results[0]
+        return self.emit(d.MatmulOp(lhs, rhs, self._tiles(shape))).results[0]
 
     def _lower_unary(self, e: Unary, expected: Shape | None) -> SSAValue:
         operand = self.lower(e.operand, expected)
@@ -302,8 +308,16 @@ class ExprLowering:
                 e.node,
                 "pass shape=(rows, cols), or use it in an expression with a full-size block",
             )
-        sshape = src.block.dfb.shape
+        self.check_broadcast(src.shape, e.dims, shape, e.node)
+        operand = self.lower(src, None)
+        return self.emit(d.BroadcastOp(operand, e.dims, self._tiles(shape))).results[0]
+
+    def check_broadcast(
+        self, sshape: Shape, dims: tuple[int, ...], shape: Shape, node: ast.AST
+    ) -> None:
+        """A located error unless a ``sshape`` block broadcasts along ``dims`` to ``shape``."""
         rank = len(shape)
+        e = Broadcast(node, Fill(node, 0.0, None), dims, shape)
         if len(sshape) != rank or any(not -rank <= x < rank for x in e.dims) or not e.dims:
             raise self.error(
                 f"cannot broadcast a {_fmt(sshape)} block along dims {list(e.dims)} "
@@ -321,8 +335,6 @@ class ExprLowering:
                     e.node,
                     "broadcast only size-1 dimensions; the others must match the result",
                 )
-        operand = self.lower(src, None)
-        return self.emit(d.BroadcastOp(operand, e.dims, self._tiles(shape))).results[0]
 
     def _lower_fill(self, e: Fill, expected: Shape | None) -> SSAValue:
         shape = e.shape or expected
@@ -386,7 +398,7 @@ class ExprLowering:
 
     def _lower_transpose(self, e: Transpose, expected: Shape | None) -> SSAValue:
         src = self._block_operand(e.operand, "transpose")
-        sshape = src.block.dfb.shape
+        sshape = src.shape
         if len(sshape) != 2:
             raise self.error(
                 f"transpose needs a 2-D block, got a {_fmt(sshape)} block",

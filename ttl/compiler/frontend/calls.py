@@ -19,6 +19,7 @@ from ttl.compiler.frontend.values import (
     BlockHandle,
     BoundMethod,
     Dyn,
+    PySlice,
     SliceVal,
     TransferHandle,
     affine_of,
@@ -49,6 +50,8 @@ class CallsMixin(MixinBase):
             if name.startswith("extern."):
                 return self.call_extern_intrinsic(name, node)
             return getattr(self, "call_" + name)(node)
+        if callee is builtins.slice:
+            return self.call_slice(node)
         if callee is builtins.range:
             self.fail(
                 "range() is only supported as a for-loop iterable",
@@ -120,6 +123,25 @@ class CallsMixin(MixinBase):
         self.fail(
             "shape must be a tuple of positive compile-time integers", node, "write shape=(1, 1)"
         )
+
+    def call_slice(self, node: ast.Call) -> PySlice:
+        """``slice(lo, hi)``: bounds for a later ``tensor[...]`` subscript."""
+        if node.keywords or len(node.args) not in (1, 2):
+            self.fail(
+                "slice() in a kernel takes (stop) or (start, stop)",
+                node,
+                "write slice(lo, hi); slice steps are not supported",
+            )
+        args = [self.visit(a) for a in node.args]
+        lo, hi = (None, args[0]) if len(args) == 1 else (args[0], args[1])
+        for v, a in zip(args, node.args, strict=True):
+            if not is_scalar(v) or self._kind(v) != "int":
+                self.fail(
+                    f"slice bounds must be integers, got {self.describe(v)}",
+                    a,
+                    "write slice(lo, hi) with integer bounds in tiles",
+                )
+        return PySlice(lo, hi)
 
     def call_grid_size(self, node: ast.Call) -> Any:
         dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
@@ -224,7 +246,48 @@ class CallsMixin(MixinBase):
             shape = a["out"].dfb.shape
         elif a.get("out") is not None:
             self.fail("the second argument of broadcast must be a block", node, None)
-        return bx.Broadcast(node, self.block_operand(a["x"], node), dims_t, shape)
+        x = self.materialize_operand(self.block_operand(a["x"], node), node, "a broadcast")
+        if shape is not None and isinstance(x, bx.Leaf):
+            bx.ExprLowering(self.emit, self.error, "bf16").check_broadcast(
+                x.shape, dims_t, shape, node
+            )
+        return bx.Broadcast(node, x, dims_t, shape)
+
+    def call_unsqueeze(self, node: ast.Call) -> bx.Expr:
+        return self._view(node, squeeze=False)
+
+    def call_squeeze(self, node: ast.Call) -> bx.Expr:
+        return self._view(node, squeeze=True)
+
+    def _view(self, node: ast.Call, squeeze: bool) -> bx.Expr:
+        """``unsqueeze``/``squeeze``: the operand read with a size-1 dim added/dropped."""
+        fname = "squeeze" if squeeze else "unsqueeze"
+        a = self.args(node, ["expr", "dim"], 2)
+        x = self.block_operand(a["expr"], node.args[0] if node.args else node)
+        dim = self.static_int(a["dim"], node, f"the dim of {fname}")
+        x = self.materialize_operand(x, node, f"{fname}()")
+        assert isinstance(x, bx.Leaf)
+        shape = x.shape
+        rank = len(shape) if squeeze else len(shape) + 1
+        if not -rank <= dim < rank:
+            self.fail(
+                f"{fname}() dim {dim} is out of range for a {bx._fmt(shape)} block",
+                node,
+                f"the result has {rank} dims: use a dim in {-rank}..{rank - 1}",
+            )
+        dim %= rank
+        if squeeze:
+            if shape[dim] != 1 or len(shape) < 2:
+                self.fail(
+                    f"squeeze() of a {bx._fmt(shape)} block: dimension {dim} has size "
+                    f"{shape[dim]}, not 1",
+                    node,
+                    "squeeze only a size-1 dimension, and keep at least 1 dimension",
+                )
+            view = shape[:dim] + shape[dim + 1 :]
+        else:
+            view = (*shape[:dim], 1, *shape[dim:])
+        return bx.Leaf(x.node, x.block, view)
 
     def call_fill(self, node: ast.Call) -> bx.Expr:
         if not self.is_compute:
@@ -390,11 +453,17 @@ class CallsMixin(MixinBase):
         sizes: list[int] = []
         for i, extent in enumerate(tiles):
             e = elts[i] if i < len(elts) else None
-            if e is None or isinstance(e, ast.Slice):
-                if e is not None and e.step is not None:
+            value = None if e is None or isinstance(e, ast.Slice) else self.visit(e)
+            if e is None or isinstance(e, ast.Slice) or isinstance(value, PySlice):
+                if isinstance(e, ast.Slice) and e.step is not None:
                     self.fail("slice steps are not supported", e, "write t[a:b]")
-                lo = self.visit(e.lower) if e is not None and e.lower is not None else 0
-                hi = self.visit(e.upper) if e is not None and e.upper is not None else extent
+                if isinstance(value, PySlice):  # a slice(lo, hi) value
+                    lo = 0 if value.lower is None else value.lower
+                    hi = extent if value.upper is None else value.upper
+                else:
+                    s_ = e if isinstance(e, ast.Slice) else None
+                    lo = self.visit(s_.lower) if s_ is not None and s_.lower is not None else 0
+                    hi = self.visit(s_.upper) if s_ is not None and s_.upper is not None else extent
                 la, ha = affine_of(lo), affine_of(hi)
                 size = ha.sub(la).constant if la and ha else None
                 where: ast.AST = e if e is not None else node
@@ -410,7 +479,7 @@ class CallsMixin(MixinBase):
                     )
                 offset = lo
             else:
-                offset, size, where = self.visit(e), 1, e
+                offset, size, where = value, 1, e
             if not is_scalar(offset) or self._kind(offset) != "int":
                 self.fail(
                     f"tensor indices must be integers, got {self.describe(offset)}", where, None

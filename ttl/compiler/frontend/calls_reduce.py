@@ -22,6 +22,7 @@ class ReduceCallsMixin(CallsMixin):
         fname = f"reduce_{kind.value}"
         a = self.args(node, ["x", "scaler", "dims", "shape"], 1)
         operand = self.block_operand(a["x"], node.args[0] if node.args else node)
+        operand = self.materialize_operand(operand, node, f"{fname}()")
         if isinstance(a.get("scaler"), list | tuple):  # tt-lang-sim: reduce_sum(x, dims, shape)
             a["scaler"], a["dims"], a["shape"] = None, a["scaler"], a.get("dims", a.get("shape"))
         scaler = None
@@ -42,7 +43,8 @@ class ReduceCallsMixin(CallsMixin):
 
     def call_transpose(self, node: ast.Call) -> bx.Expr:
         x = self.args(node, ["x"], 1)["x"]
-        return bx.Transpose(node, self.block_operand(x, node))
+        operand = self.materialize_operand(self.block_operand(x, node), node, "transpose()")
+        return bx.Transpose(node, operand)
 
     def call_where(self, node: ast.Call) -> bx.Expr:
         a = self.args(node, ["condition", "true_value", "false_value"], 3)

@@ -115,6 +115,8 @@ class KernelCompiler(
         self.loop_depth = 0
         self.stmt: ast.AST = thread.def_node
         self.accumulators: dict[str, BlockHandle] = {}
+        # Per open statement list: sub-expressions stored into compiler-made DFBs.
+        self.materialized: list[list[BlockHandle]] = []
         self.accumulator_names = (
             accumulator_names(thread.def_node) if self.is_compute else frozenset()
         )
@@ -231,9 +233,11 @@ class KernelCompiler(
         return kop
 
     def visit_body(self, stmts: list[ast.stmt]) -> None:
+        self.materialized.append([])
         for stmt in stmts:
             self.stmt = stmt
             self.visit(stmt)
+        self.pop_materialized(self.materialized.pop())
 
     def generic_visit(self, node: ast.AST) -> Any:
         what, hint = _UNSUPPORTED_HINTS.get(
@@ -585,6 +589,8 @@ class KernelCompiler(
         if type(op) in _BLOCK_FN_OPS:
             return bx.BinaryFn(node, _BLOCK_FN_OPS[type(op)], lhs, rhs)
         if isinstance(op, ast.MatMult):
+            lhs = self.materialize_operand(lhs, node, "'@'")
+            rhs = self.materialize_operand(rhs, node, "'@'")
             return bx.Matmul(node, lhs, rhs)
         name = _BLOCK_OPS.get(type(op))
         if name is None:

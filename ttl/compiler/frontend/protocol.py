@@ -121,6 +121,9 @@ class KernelCompilerProtocol(Protocol):
     header: list[Operation]  # ops placed at the kernel's entry
     accumulators: dict[str, BlockHandle]  # accumulator name -> its reserved block
     accumulator_names: frozenset[str]  # targets of augmented assignments (compute kernels)
+    materialized: list[list[BlockHandle]]  # per open statement list: blocks to pop at its end
+
+    def materialize_operand(self, expr: bx.Expr, node: ast.AST, what: str) -> bx.Expr: ...
 
 
 if TYPE_CHECKING:

@@ -128,6 +128,14 @@ class SliceVal:
 
 
 @dataclass(frozen=True)
+class PySlice:
+    """``slice(lo, hi)`` in a kernel: tensor-index bounds (in tiles) to subscript with."""
+
+    lower: Any
+    upper: Any
+
+
+@dataclass(frozen=True)
 class BoundMethod:
     """``obj.method`` of a frontend value, awaiting its call."""
 

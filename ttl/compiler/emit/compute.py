@@ -9,7 +9,6 @@ capacity (per data type), between ``tile_regs_acquire`` and ``pack_tile``.
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable
 
 from xdsl.ir import SSAValue
@@ -21,10 +20,8 @@ from ttl.compiler.analysis.store_plan import (
     reads_reserved,
     reduces_within_tiles,
 )
-from ttl.compiler.emit.unary_api import emit_unary
+from ttl.compiler.emit.unary_api import emit_unary, float_bits
 
-# Kernel-API spelling of the unary functions.
-UNARY_API = {fn: fn.value for fn in d.UnaryFnEnum} | {d.UnaryFnEnum.NEG: "negative"}
 _BINARY_FN_API = {
     d.BinaryFnEnum.MAX: "binary_max_tile",
     d.BinaryFnEnum.MIN: "binary_min_tile",
@@ -64,11 +61,6 @@ def _linear(terms: list[tuple[str, int]]) -> str:
 
 def _paren(expr: str) -> str:
     return expr if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", expr) else f"({expr})"
-
-
-def float_bits(value: float) -> str:
-    """A float's binary32 bit pattern as a C++ literal."""
-    return f"0x{struct.unpack('<I', struct.pack('<f', value))[0]:08x}u"
 
 
 class TileCodegen:

@@ -4,7 +4,9 @@
 #   platforms, the RISC-V GCC for device kernels, nginx (remote-cache tests),
 #   Python 3 with venv, Node.js and npm (when node or npm is missing); then the
 #   Python environment .venv from requirements.lock (the package and the dev
-#   tools) and requirements-test.lock (torch, for the tests that need it), and
+#   tools) and requirements-test.lock (torch, for the tests that need it); the
+#   reference simulator's environment .venv-sim from requirements-sim.lock
+#   (tt-lang-sim and torch, for the differential tests); and
 #   the pinned npm dev tools (buildifier) into node_modules with `npm ci`.
 # Works as root or as a user with sudo. On another OS it prints what to install.
 set -euo pipefail
@@ -38,6 +40,9 @@ Install the equivalents yourself, then run the README's commands:
       .venv/bin/pip install --no-deps --no-build-isolation -e .
     (requirements-test.lock holds torch's CPU build for Linux x86_64: elsewhere,
     install torch==2.13.0 for your platform instead)
+      python3 -m venv .venv-sim
+      .venv-sim/bin/pip install --require-hashes -r requirements-sim.lock
+    (the reference simulator tt-lang-sim, for tests/differential; same torch note)
   - Node.js and npm, then: npm ci   (buildifier, pinned in package-lock.json)
 MSG
   exit 1
@@ -107,6 +112,25 @@ install_python_environment() {
   echo "$want" >"$stamp"
 }
 
+# The reference simulator tt-lang-sim (with torch) in a venv of its own, .venv-sim,
+# from requirements-sim.lock: the differential tests (tests/differential) run
+# programs under it; it is never installed into .venv nor a dependency of ttl.
+install_sim_environment() {
+  local venv="$ROOT/.venv-sim"
+  local stamp="$venv/.requirements-sim.lock.sha256"
+  local want
+  want="$(sha256sum "$ROOT/requirements-sim.lock" | cut -d' ' -f1)"
+  if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "setup: .venv-sim up to date with requirements-sim.lock"
+    return
+  fi
+  echo "setup: creating .venv-sim (tt-lang-sim) from requirements-sim.lock"
+  /usr/bin/python3 -m venv --clear "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
+    -r "$ROOT/requirements-sim.lock"
+  echo "$want" >"$stamp"
+}
+
 install_node_tools() {
   local stamp="$ROOT/node_modules/.package-lock.json.sha256"
   local want
@@ -123,5 +147,6 @@ install_node_tools() {
 check_os
 install_debian_packages
 install_python_environment
+install_sim_environment
 install_node_tools
 echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"

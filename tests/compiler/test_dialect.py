@@ -105,7 +105,7 @@ def _mixed_dtypes(kb):
             _bad_broadcast,
             "broadcast dim 0 must have size 1 in the operand",
         ),
-        (d.KernelKindEnum.COMPUTE, _bad_matmul, "matmul result must be [M, N]"),
+        (d.KernelKindEnum.COMPUTE, _bad_matmul, "matmul result must be [B.., M, N]"),
         (d.KernelKindEnum.COMPUTE, _unknown_symbol, "nope"),
         (d.KernelKindEnum.COMPUTE, _wrong_symbol_type, "differs from the declaration"),
         (d.KernelKindEnum.COMPUTE, _mixed_dtypes, "operand 'rhs' at position 1 does not verify"),

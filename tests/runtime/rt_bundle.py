@@ -12,8 +12,10 @@ from ttl.host import toolchain
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def compile_operation(src: str, operation: str, args: dict[str, str], out: Path) -> dict:
-    """Runs ttlc; returns the manifest."""
+def compile_operation(
+    src: str, operation: str, args: dict[str, str], out: Path, target: str | None = None
+) -> dict:
+    """Runs ttlc (for ``target``, or ttlc's default); returns the manifest."""
     cmd = [
         sys.executable,
         "-m",
@@ -26,6 +28,8 @@ def compile_operation(src: str, operation: str, args: dict[str, str], out: Path)
         str(out),
     ]
     cmd += [f"--arg={name}={spec}" for name, spec in args.items()]
+    if target is not None:
+        cmd.append(f"--target={target}")
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
     assert proc.returncode == 0, proc.stderr
     return json.loads((out / "manifest.json").read_text())

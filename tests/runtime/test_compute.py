@@ -188,7 +188,7 @@ def test_acquire_clears_every_register_written_since_the_last_acquire():
             (memmap.COP_UNPACK, 64 * 1024 - 8, F32.code, 0, 0, 0, 0, 0x10000200),
             r"tile \[0xfff8, 0x10ff8\) is outside L1 \(0x10000 B\)",
         ),
-        ((memmap.COP_BINARY, 9, 0, F32.code, 0, F32.code, 0, 0x10000200), "unknown binary op 9"),
+        ((memmap.COP_BINARY, 31, 0, F32.code, 0, F32.code, 0, 0x10000200), "unknown binary op 31"),
     ],
 )
 def test_bad_commands_are_faults_at_their_call_site(cmd, message):

@@ -1,4 +1,4 @@
-"""Every operation in examples/basic: ttlc -> device build -> bundle -> emulator -> NumPy check."""
+"""Every operation in examples/basic on each target: ttlc -> bundle -> emulator -> NumPy check."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from ttl.host import toolchain
 from ttl.runtime import Device, load_bundle, run
 
 EXAMPLES = sorted((ROOT / "examples" / "basic").glob("*.py"))
+TARGETS = ("wormhole_b0", "blackhole")
 
 
 def _module(path: Path):
@@ -24,14 +25,16 @@ def _module(path: Path):
     return mod
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_matches_numpy_reference(path, tmp_path):
+def test_example_matches_numpy_reference(path, target, tmp_path):
     if toolchain.find_compiler() is None:
         pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
     mod = _module(path)
     manifest = compile_operation(
-        str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp_path / "ttlc"
+        str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp_path / "ttlc", target
     )
+    assert manifest["target"] == target
     bundle = load_bundle(make_bundle(tmp_path / "ttlc", manifest, tmp_path / "bundle"))
     rng = np.random.default_rng(0)
     arrays = [

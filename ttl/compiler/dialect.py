@@ -99,6 +99,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from ttl.math import UNARY_PARAMS
+
 # ----------------------------------------------------------------- attributes
 
 
@@ -129,6 +131,42 @@ class UnaryFnEnum(StrEnum):
     TANH = auto()
     ABS = auto()
     NEG = auto()
+    EXP2 = auto()
+    EXPM1 = auto()
+    LOGP1 = auto()
+    SQUARE = auto()
+    TAN = auto()
+    ATAN = auto()
+    ATANH = auto()
+    SIN = auto()
+    ASIN = auto()
+    ASINH = auto()
+    COS = auto()
+    ACOS = auto()
+    ACOSH = auto()
+    GELU = auto()
+    SILU = auto()
+    SOFTSIGN = auto()
+    HARDSIGMOID = auto()
+    FRAC = auto()
+    TRUNC = auto()
+    FLOOR = auto()
+    CEIL = auto()
+    SIGN = auto()
+    SIGNBIT = auto()
+    POW = auto()
+    RELU_MAX = auto()
+    RELU_MIN = auto()
+    LEAKY_RELU = auto()
+    ELU = auto()
+    CELU = auto()
+    PRELU = auto()
+    SOFTPLUS = auto()
+    HARDTANH = auto()
+    SELU = auto()
+    ROUND = auto()
+    CLAMP = auto()
+    THRESHOLD = auto()
 
 
 @irdl_attr_definition
@@ -136,6 +174,47 @@ class UnaryFnAttr(EnumAttribute[UnaryFnEnum], SpacedOpaqueSyntaxAttribute):
     """Which unary function a ``ttl.unary`` applies."""
 
     name = "ttl.unary_fn"
+
+
+class BinaryFnEnum(StrEnum):
+    """Element-wise binary functions beyond ``+ - * /``: ``ttl.math.max/min``,
+    comparisons (0/1 results), ``%`` (Python floor modulo) and ``//``."""
+
+    MAX = auto()
+    MIN = auto()
+    GT = auto()
+    LT = auto()
+    GE = auto()
+    LE = auto()
+    EQ = auto()
+    NE = auto()
+    MOD = auto()
+    FLOORDIV = auto()
+
+
+@irdl_attr_definition
+class BinaryFnAttr(EnumAttribute[BinaryFnEnum], SpacedOpaqueSyntaxAttribute):
+    """Which binary function a ``ttl.binary`` applies."""
+
+    name = "ttl.binary_fn"
+
+
+class ScalarFnEnum(StrEnum):
+    """Block-with-scalar operations (``blk * 2.0``, ``1.0 - blk``, ``ttl.math.rsub``)."""
+
+    ADD = auto()
+    SUB = auto()
+    MUL = auto()
+    DIV = auto()
+    RSUB = auto()  # value - x
+    RDIV = auto()  # value / x
+
+
+@irdl_attr_definition
+class ScalarFnAttr(EnumAttribute[ScalarFnEnum], SpacedOpaqueSyntaxAttribute):
+    """Which scalar operation a ``ttl.scalar`` applies."""
+
+    name = "ttl.scalar_fn"
 
 
 # ---------------------------------------------------------------------- types
@@ -808,14 +887,20 @@ class ReadOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$block attr-dict `:` type($block) `->` type($result)"
 
-    def __init__(self, block: SSAValue):
+    def __init__(self, block: SSAValue, view: Sequence[int] | None = None):
+        """``view``: the shape the block is read at (``ttl.math.unsqueeze``/``squeeze``)."""
         assert isinstance(block.type, BlockType)
-        super().__init__(
-            operands=[block], result_types=[TilesType(block.type.dims, block.type.element_type)]
-        )
+        dims = block.type.dims if view is None else tuple(view)
+        super().__init__(operands=[block], result_types=[TilesType(dims, block.type.element_type)])
 
     def verify_(self) -> None:
         _require_compute(self)
+        b, r = self.block.type, self.result.type
+        assert isinstance(b, BlockType) and isinstance(r, TilesType)
+        if [x for x in b.dims if x != 1] != [x for x in r.dims if x != 1]:
+            raise VerifyException(
+                "a read may only add or drop size-1 dimensions of the block (a view)"
+            )
 
 
 class _BinaryOp(IRDLOperation):
@@ -870,8 +955,66 @@ BINARY_OPS: dict[str, type[_BinaryOp]] = {"add": AddOp, "sub": SubOp, "mul": Mul
 
 
 @irdl_op_definition
+class BinaryFnOp(IRDLOperation):
+    """An element-wise binary function (max, min, comparisons, ``%``, ``//``)."""
+
+    name = "ttl.binary"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    fn = prop_def(BinaryFnAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$fn $lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, fn: BinaryFnEnum, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            properties={"fn": BinaryFnAttr(fn)}, operands=[lhs, rhs], result_types=[lhs.type]
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+@irdl_op_definition
+class ScalarOp(IRDLOperation):
+    """An element-wise operation of a block expression with a compile-time scalar."""
+
+    name = "ttl.scalar"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    fn = prop_def(ScalarFnAttr)
+    value = prop_def(FloatAttr)
+    operand = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$fn $operand `,` $value attr-dict `:` type($result)"
+
+    def __init__(self, fn: ScalarFnEnum, operand: SSAValue, value: float):
+        super().__init__(
+            properties={"fn": ScalarFnAttr(fn), "value": FloatAttr(value, 32)},
+            operands=[operand],
+            result_types=[operand.type],
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+@irdl_op_definition
 class MatmulOp(IRDLOperation):
-    """Block matrix product ``[M, K] @ [K, N] -> [M, N]`` (in tiles)."""
+    """Block matrix product ``[M, K] @ [K, N] -> [M, N]`` (in tiles).
+
+    Batched: ``[B.., M, K] @ [B.., K, N] -> [B.., M, N]``, one 2-D product per
+    batch index (the batch dims of both operands are equal).
+    """
 
     name = "ttl.matmul"
 
@@ -891,10 +1034,18 @@ class MatmulOp(IRDLOperation):
         _require_compute(self)
         a, b, r = self.lhs.type, self.rhs.type, self.result.type
         assert isinstance(a, TilesType) and isinstance(b, TilesType) and isinstance(r, TilesType)
-        if len(a.dims) != 2 or len(b.dims) != 2 or a.dims[1] != b.dims[0]:
-            raise VerifyException("matmul needs [M, K] @ [K, N] blocks")
-        if r.dims != (a.dims[0], b.dims[1]):
-            raise VerifyException("matmul result must be [M, N]")
+        shape = matmul_shape(a.dims, b.dims)
+        if shape is None:
+            raise VerifyException("matmul needs [B.., M, K] @ [B.., K, N] blocks")
+        if r.dims != shape:
+            raise VerifyException("matmul result must be [B.., M, N]")
+
+
+def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
+    """The shape of ``a @ b`` (2-D, or batched with equal batch dims), or None."""
+    if len(a) < 2 or len(a) != len(b) or tuple(a[:-2]) != tuple(b[:-2]) or a[-1] != b[-2]:
+        return None
+    return (*a[:-1], b[-1])
 
 
 @irdl_op_definition
@@ -905,6 +1056,8 @@ class UnaryOp(IRDLOperation):
 
     T: ClassVar = VarConstraint("T", base(TilesType))
     fn = prop_def(UnaryFnAttr)
+    # Compile-time parameters (ttl.math.UNARY_PARAMS): f32 floats, i32 naturals.
+    params = opt_prop_def(ArrayAttr[FloatAttr | IntegerAttr])
     operand = operand_def(T)
     result = result_def(T)
 
@@ -913,15 +1066,36 @@ class UnaryOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$fn $operand attr-dict `:` type($result)"
 
-    def __init__(self, fn: UnaryFnEnum, operand: SSAValue):
-        super().__init__(
-            properties={"fn": UnaryFnAttr(fn)}, operands=[operand], result_types=[operand.type]
-        )
+    def __init__(
+        self, fn: UnaryFnEnum, operand: SSAValue, params: Sequence[float | int] = ()
+    ) -> None:
+        props: dict[str, Attribute] = {"fn": UnaryFnAttr(fn)}
+        if params:
+            props["params"] = ArrayAttr(
+                IntegerAttr(p, 32) if isinstance(p, int) else FloatAttr(p, 32) for p in params
+            )
+        super().__init__(properties=props, operands=[operand], result_types=[operand.type])
+
+    @property
+    def param_values(self) -> tuple[float | int, ...]:
+        """The parameters as Python numbers (ints for natural parameters)."""
+        if self.params is None:
+            return ()
+        return tuple(p.value.data for p in self.params.data)
 
     def verify_(self) -> None:
         _require_compute(self)
         if self.operand.type != self.result.type:
             raise VerifyException("unary result type must equal the operand type")
+        want = UNARY_PARAMS.get(str(self.fn.data), ())
+        got = self.param_values
+        if len(got) != len(want):
+            raise VerifyException(
+                f"ttl.unary {self.fn.data} takes {len(want)} parameters, got {len(got)}"
+            )
+        for p, v in zip(want, got, strict=True):
+            if p.kind == "natural" and not (isinstance(v, int) and v >= 0):
+                raise VerifyException(f"parameter {p.name} of {self.fn.data} must be a natural")
 
 
 @irdl_op_definition
@@ -989,6 +1163,166 @@ class FillOp(IRDLOperation):
 
     def __init__(self, value: float, result_type: TilesType):
         super().__init__(properties={"value": FloatAttr(value, 32)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+class ReduceKindEnum(StrEnum):
+    """What ``ttl.reduce`` computes: ``ttl.math.reduce_sum`` or ``reduce_max``."""
+
+    SUM = auto()
+    MAX = auto()
+
+
+@irdl_attr_definition
+class ReduceKindAttr(EnumAttribute[ReduceKindEnum], SpacedOpaqueSyntaxAttribute):
+    """Which reduction a ``ttl.reduce`` applies."""
+
+    name = "ttl.reduce_kind"
+
+
+def reduced_shape(shape: Sequence[int], dims: Sequence[int]) -> tuple[int, ...]:
+    """``shape`` with dimensions ``dims`` (negative from the end) reduced to 1."""
+    rank = len(shape)
+    gone = {d % rank for d in dims}
+    return tuple(1 if i in gone else s for i, s in enumerate(shape))
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Scaled sum or max of the operand over ``dims`` (each reduced to size 1).
+
+    Within a tile, reducing the last dim leaves column 0, the second-to-last
+    row 0; ``scaler`` is a tile whose value multiplies each element (a
+    ``ttl.fill 1.0`` when the program gives none).
+    """
+
+    name = "ttl.reduce"
+
+    kind = prop_def(ReduceKindAttr)
+    dims = prop_def(DenseArrayBase)
+    operand = operand_def(TilesType)
+    scaler = operand_def(TilesType)
+    result = result_def(TilesType)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$kind $operand `,` $scaler attr-dict `:` type($operand) `,` type($scaler) "
+        "`->` type($result)"
+    )
+
+    def __init__(
+        self,
+        kind: ReduceKindEnum,
+        operand: SSAValue,
+        scaler: SSAValue,
+        dims: Sequence[int],
+        result_type: TilesType,
+    ):
+        super().__init__(
+            properties={
+                "kind": ReduceKindAttr(kind),
+                "dims": DenseArrayBase.from_list(i64, list(dims)),
+            },
+            operands=[operand, scaler],
+            result_types=[result_type],
+        )
+
+    @property
+    def normalized_dims(self) -> tuple[int, ...]:
+        """The reduced dims as non-negative indices, sorted."""
+        rank = len(self.result.type.dims)
+        return tuple(sorted({d % rank for d in self.dims.get_values()}))
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        src, res = self.operand.type, self.result.type
+        assert isinstance(src, TilesType) and isinstance(res, TilesType)
+        rank = len(src.dims)
+        dims = self.dims.get_values()
+        if not dims or any(not -rank <= d < rank for d in dims):
+            raise VerifyException("reduce dims out of range")
+        if tuple(res.dims) != reduced_shape(src.dims, dims):
+            raise VerifyException("reduce result must be the operand shape with dims reduced to 1")
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """Transpose of a 2-D block: tiles and the elements within each tile."""
+
+    name = "ttl.transpose"
+
+    operand = operand_def(TilesType)
+    result = result_def(TilesType)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, result_type: TilesType):
+        super().__init__(operands=[operand], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _require_compute(self)
+        src, res = self.operand.type, self.result.type
+        assert isinstance(src, TilesType) and isinstance(res, TilesType)
+        if len(src.dims) != 2 or tuple(res.dims) != tuple(reversed(src.dims)):
+            raise VerifyException("transpose maps a (M, N) block to (N, M)")
+
+
+@irdl_op_definition
+class WhereOp(IRDLOperation):
+    """Element-wise ``true_value`` where ``condition`` is non-zero, else ``false_value``."""
+
+    name = "ttl.where"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    condition = operand_def(T)
+    true_value = operand_def(T)
+    false_value = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$condition `,` $true_value `,` $false_value attr-dict `:` type($result)"
+
+    def __init__(self, condition: SSAValue, true_value: SSAValue, false_value: SSAValue):
+        super().__init__(
+            operands=[condition, true_value, false_value], result_types=[true_value.type]
+        )
+
+    def verify_(self) -> None:
+        _require_compute(self)
+
+
+@irdl_op_definition
+class MaskOp(IRDLOperation):
+    """``operand`` with the elements where ``mask`` is 1 replaced by 0 (or +inf: ``posinf``)."""
+
+    name = "ttl.mask"
+
+    T: ClassVar = VarConstraint("T", base(TilesType))
+    operand = operand_def(T)
+    mask = operand_def(T)
+    posinf = opt_prop_def(UnitAttr)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$operand `,` $mask attr-dict `:` type($result)"
+
+    def __init__(self, operand: SSAValue, mask: SSAValue, posinf: bool):
+        super().__init__(
+            operands=[operand, mask],
+            result_types=[operand.type],
+            properties={"posinf": UnitAttr()} if posinf else {},
+        )
 
     def verify_(self) -> None:
         _require_compute(self)
@@ -1362,10 +1696,16 @@ TTL = Dialect(
         SubOp,
         MulOp,
         DivOp,
+        BinaryFnOp,
+        ScalarOp,
         MatmulOp,
         UnaryOp,
         BroadcastOp,
         FillOp,
+        ReduceOp,
+        TransposeOp,
+        WhereOp,
+        MaskOp,
         StoreOp,
         RawAddrOp,
         CallExternOp,
@@ -1373,6 +1713,9 @@ TTL = Dialect(
     [
         KernelKindAttr,
         UnaryFnAttr,
+        ReduceKindAttr,
+        BinaryFnAttr,
+        ScalarFnAttr,
         TensorType,
         DFBType,
         BlockType,

@@ -108,6 +108,7 @@ def compile_operation(
     model = evaluate_operation(op, specs, tgt, grid)
     check_capacity(model)
     module = build_module(model, tuple(include_dirs))
+    check_capacity(model)  # again, with the accumulator DFBs the kernels added
     op_ir = next(iter(module.ops))
     assert isinstance(op_ir, d.OperationOp)
     try:

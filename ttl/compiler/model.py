@@ -60,6 +60,8 @@ class OperationModel:
     threads: list[ThreadModel]
     identity: str
     split_plan: Any = None  # frontend.unified.SplitPlan of a unified operation
+    fp32_dest_acc_en: bool = False  # compute option: DST keeps fp32 between operations
+    dst_full_sync_en: bool = False  # compute option: DST not split in halves (capacity x2)
 
 
 def is_unbound(value: Any) -> bool:

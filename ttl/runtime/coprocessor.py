@@ -18,7 +18,7 @@ from functools import partial
 
 import numpy as np
 
-from ttl.runtime import memmap
+from ttl.runtime import memmap, unary_math
 from ttl.runtime.errors import DeviceFault
 from ttl.runtime.tiles import (
     BF16,
@@ -34,6 +34,29 @@ _BINARY = {
     memmap.BINOP_SUB: np.subtract,
     memmap.BINOP_MUL: np.multiply,
     memmap.BINOP_DIV: np.divide,
+    memmap.BINOP_MAX: np.maximum,
+    memmap.BINOP_MIN: np.minimum,
+    memmap.BINOP_MOD: np.mod,  # Python floor modulo (sign of the divisor)
+    memmap.BINOP_FLOORDIV: np.floor_divide,
+}
+
+# Scalar operations (COP_SCALAR): DST = f(DST, value).
+_SCALAR = {
+    memmap.BINOP_ADD: np.add,
+    memmap.BINOP_SUB: np.subtract,
+    memmap.BINOP_MUL: np.multiply,
+    memmap.BINOP_DIV: np.divide,
+    memmap.BINOP_RSUB: lambda x, v, out: np.subtract(v, x, out=out),
+}
+
+# Comparisons with zero (COP_COMPARE_ZERO): DST = 1.0 where they hold, else 0.0.
+_COMPARE_ZERO = {
+    memmap.CMPZ_GT: np.greater,
+    memmap.CMPZ_LT: np.less,
+    memmap.CMPZ_GE: np.greater_equal,
+    memmap.CMPZ_LE: np.less_equal,
+    memmap.CMPZ_EQ: np.equal,
+    memmap.CMPZ_NE: np.not_equal,
 }
 
 
@@ -52,10 +75,27 @@ _UNARY = {
     memmap.UNOP_TANH: np.tanh,
     memmap.UNOP_ABS: np.abs,
     memmap.UNOP_NEGATIVE: np.negative,
+    **unary_math.UNARY,
 }
 
 BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR = range(4)
 _WORDS = memmap.COP_CMD_WORDS
+
+# reduce_tile modes: PoolType in bits 0..3, ReduceDim above (kernel_api.h).
+POOL_SUM, POOL_AVG, POOL_MAX = range(3)
+REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR = range(3)
+_FACE_GRID = (2, 2, TILE // 2, TILE // 2)
+# ReduceDim -> (axes of the face grid reduced, where the result goes): row r's
+# value to column 0, column c's to row 0, the scalar to element (0, 0).
+_REDUCE_AXES: dict[int, tuple[tuple[int, ...], tuple]] = {
+    REDUCE_ROW: ((1, 3), (slice(None), 0, slice(None), 0)),
+    REDUCE_COL: ((0, 2), (0, slice(None), 0, slice(None))),
+    REDUCE_SCALAR: ((0, 1, 2, 3), (0, 0, 0, 0)),
+}
+# Face-layout gather that transposes a face-layout tile.
+_TRANSPOSE_FACES = ROWMAJOR_FROM_FACES[
+    (FACES_FROM_ROWMAJOR % TILE) * TILE + FACES_FROM_ROWMAJOR // TILE
+]
 
 
 class Coprocessor:
@@ -90,9 +130,16 @@ class Coprocessor:
             memmap.COP_BINARY_DST: self._binary_dst,
             memmap.COP_MATMUL: self._matmul,
             memmap.COP_UNARY: self._unary,
+            memmap.COP_UNARY_PARAM: self._unary_param,
             memmap.COP_FILL: self._fill,
             memmap.COP_BCAST: self._bcast,
             memmap.COP_PACK: self._pack,
+            memmap.COP_REDUCE: self._reduce,
+            memmap.COP_TRANSPOSE: self._transpose,
+            memmap.COP_WHERE: self._where,
+            memmap.COP_MASK: self._mask,
+            memmap.COP_COMPARE_ZERO: self._compare_zero,
+            memmap.COP_SCALAR: self._scalar,
         }
 
     def reset(self) -> None:
@@ -213,6 +260,27 @@ class Coprocessor:
 
         return unary
 
+    def _compare_zero(self, kind, dst, *_):
+        fn, reg = self._fn(_COMPARE_ZERO, kind, "comparison"), self._out(dst)
+
+        def compare_zero():
+            reg[:] = fn(reg, np.float32(0))
+
+        return compare_zero
+
+    def _scalar(self, op, dst, bits, *_):
+        fn, reg = self._fn(_SCALAR, op, "scalar"), self._out(dst)
+        value = np.array([bits], dtype=np.uint32).view(np.float32)[0]
+        return partial(fn, reg, value, out=reg)
+
+    def _unary_param(self, op, dst, p0, p1, p2, *_):
+        fn, reg = self._fn(unary_math.UNARY_PARAM, op, "unary"), self._out(dst)
+
+        def unary_param():
+            reg[:] = fn(reg.astype(np.float64), p0, p1, p2)
+
+        return unary_param
+
     def _fill(self, dst, bits, *_):
         value = np.array([bits], dtype=np.uint32).view(np.float32)[0]
         return partial(self._out(dst).fill, value)
@@ -246,6 +314,56 @@ class Coprocessor:
             tile[:] = np.add(tile, value, dtype=np.float32)
 
         return pack_accumulate
+
+    # ------------------------------------------- reduce, transpose, where, mask
+    def _reduce(self, addr, fmt, s_addr, s_fmt, dst, mode, *_):
+        """reduce_tile: see kernel_api.h. Tiles viewed as (face row, face col, row, col)."""
+        pool, dim = mode & 0xF, mode >> 4
+        if pool not in (POOL_SUM, POOL_AVG, POOL_MAX) or dim not in _REDUCE_AXES:
+            raise DeviceFault(f"unknown reduce mode {mode:#x}")
+        a = self._tile_view(addr, fmt).reshape(_FACE_GRID)
+        # The scaler is the first row of each face, applied to every row of that face.
+        s = (
+            None
+            if s_fmt == memmap.SCALER_ONE_FMT
+            else self._tile_view(s_addr, s_fmt).reshape(_FACE_GRID)[:, :, 0:1, :]
+        )
+        reg = self._out(dst)
+        faces = reg.reshape(_FACE_GRID)
+        axes, sel = _REDUCE_AXES[dim]
+        if pool == POOL_MAX:
+            reduce, combine = np.maximum.reduce, np.maximum
+        else:
+            reduce, combine = np.add.reduce, np.add
+
+        def run():
+            x = a.astype(np.float32) if s is None else np.multiply(a, s, dtype=np.float32)
+            value = combine(faces[sel], reduce(x, axis=axes, dtype=np.float32))
+            reg.fill(0)  # the result row/column/element only, as hardware packs it
+            faces[sel] = value
+
+        return run
+
+    def _transpose(self, addr, fmt, dst, *_):
+        view, reg = self._tile_view(addr, fmt), self._out(dst)
+
+        def transpose():
+            reg[:] = view[_TRANSPOSE_FACES]
+
+        return transpose
+
+    def _where(self, cond, true, false, out, *_):
+        c, t, f, o = self._reg(cond), self._reg(true), self._reg(false), self._out(out)
+
+        def where():
+            o[:] = np.where(c == 1, t, f)
+
+        return where
+
+    def _mask(self, data, mask, posinf, *_):
+        x, m = self._out(data), self._reg(mask)
+        value = np.float32(np.inf if posinf else 0.0)
+        return lambda: np.copyto(x, value, where=m == 1)
 
 
 _FORMATS = {f.code: (f.dtype, f.tile_bytes) for f in (BF16, F32)}

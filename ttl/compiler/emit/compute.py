@@ -9,16 +9,33 @@ capacity (per data type), between ``tile_regs_acquire`` and ``pack_tile``.
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable
 
 from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
-from ttl.compiler.analysis.store_plan import StorePlan, fpu_binary
+from ttl.compiler.analysis.store_plan import (
+    StorePlan,
+    fpu_binary,
+    reads_reserved,
+    reduces_within_tiles,
+)
+from ttl.compiler.emit.unary_api import emit_unary, float_bits
 
-# Kernel-API spelling of the unary functions.
-UNARY_API = {fn: fn.value for fn in d.UnaryFnEnum} | {d.UnaryFnEnum.NEG: "negative"}
+_BINARY_FN_API = {
+    d.BinaryFnEnum.MAX: "binary_max_tile",
+    d.BinaryFnEnum.MIN: "binary_min_tile",
+    d.BinaryFnEnum.MOD: "remainder_binary_tile",
+    d.BinaryFnEnum.FLOORDIV: "floor_div_binary_tile",
+}
+_COMPARE_ZERO = {
+    d.BinaryFnEnum.GT: "gtz",
+    d.BinaryFnEnum.LT: "ltz",
+    d.BinaryFnEnum.GE: "gez",
+    d.BinaryFnEnum.LE: "lez",
+    d.BinaryFnEnum.EQ: "eqz",
+    d.BinaryFnEnum.NE: "nez",
+}
 _BCAST_KIND = {(False, True): "COL", (True, False): "ROW", (True, True): "SCALAR"}
 
 
@@ -46,11 +63,6 @@ def _paren(expr: str) -> str:
     return expr if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", expr) else f"({expr})"
 
 
-def float_bits(value: float) -> str:
-    """A float's binary32 bit pattern as a C++ literal."""
-    return f"0x{struct.unpack('<I', struct.pack('<f', value))[0]:08x}u"
-
-
 class TileCodegen:
     """Emits the DST code computing one output tile of a store."""
 
@@ -71,7 +83,10 @@ class TileCodegen:
         if isinstance(op, d.ReadOp):
             cb = self.cb_of(op.block)
             self.line(f"copy_tile_init({cb});")
-            self.line(f"copy_tile({cb}, {t}, {dst});")
+            if reads_reserved(op):  # block state RW: read back a stored, unpushed block
+                self.line(f"copy_tile_from_reserved({cb}, {t}, {dst});")
+            else:
+                self.line(f"copy_tile({cb}, {t}, {dst});")
         elif isinstance(op, d.FillOp):
             self.line("fill_tile_init();")
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
@@ -86,17 +101,63 @@ class TileCodegen:
                 self.gen(op.rhs, t, base, k + 1)
                 self.line(f"{name}_binary_tile_init();")
                 self.line(f"{name}_binary_tile({dst}, {self.dst(base, k + 1)}, {dst});")
+        elif isinstance(op, d.BinaryFnOp):
+            self.gen(op.lhs, t, base, k)
+            self.gen(op.rhs, t, base, k + 1)
+            self._binary_fn(op.fn.data, dst, self.dst(base, k + 1))
+        elif isinstance(op, d.ScalarOp):
+            self.gen(op.operand, t, base, k)
+            self._scalar(op.fn.data, dst, op.value.value.data)
         elif isinstance(op, d.UnaryOp):
             self.gen(op.operand, t, base, k)
-            fn = UNARY_API[op.fn.data]
-            self.line(f"{fn}_tile_init();")
-            self.line(f"{fn}_tile({dst});")
+            for text in emit_unary(op, dst):  # e.g. exp_tile_init(); exp_tile(dst);
+                self.line(text)
         elif isinstance(op, d.BroadcastOp):
             self._broadcast(op, t, dst)
         elif isinstance(op, d.MatmulOp):
             self._matmul(op, t, dst)
+        elif isinstance(op, d.ReduceOp):
+            self._reduce(op, t, dst)
+        elif isinstance(op, d.TransposeOp):
+            self._transpose(op, t, dst)
+        elif isinstance(op, d.WhereOp):
+            self.gen(op.condition, t, base, k)
+            self.gen(op.true_value, t, base, k + 1)
+            self.gen(op.false_value, t, base, k + 2)
+            self.line("where_tile_init();")
+            self.line(
+                f"where_tile({dst}, {self.dst(base, k + 1)}, {self.dst(base, k + 2)}, {dst});"
+            )
+        elif isinstance(op, d.MaskOp):
+            self.gen(op.operand, t, base, k)
+            self.gen(op.mask, t, base, k + 1)
+            self.line("mask_tile_init();")
+            fn = "mask_posinf_tile" if op.posinf is not None else "mask_tile"
+            self.line(f"{fn}({dst}, {self.dst(base, k + 1)});")
         else:
             raise TypeError(f"unexpected op in a block expression: {op}")
+
+    def _binary_fn(self, fn: d.BinaryFnEnum, dst: str, other: str) -> None:
+        """DST[dst] = fn(DST[dst], DST[other]) with TT-Metal's SFPU binary calls."""
+        compare = _COMPARE_ZERO.get(fn)
+        if compare is not None:  # TT-Metal compares floats as (a - b) against zero
+            self.line("sub_binary_tile_init();")
+            self.line(f"sub_binary_tile({dst}, {other}, {dst});")
+            self.line(f"{compare}_tile_init();")
+            self.line(f"{compare}_tile({dst});")
+            return
+        name = _BINARY_FN_API[fn]
+        self.line(f"{name}_init();")
+        self.line(f"{name}({dst}, {other}, {dst});")
+
+    def _scalar(self, fn: d.ScalarFnEnum, dst: str, value: float) -> None:
+        """DST[dst] = DST[dst] op value (TT-Metal's ``*_unary_tile`` scalar ops)."""
+        if fn is d.ScalarFnEnum.RDIV:  # value / x = value * recip(x)
+            self.line("recip_tile_init();")
+            self.line(f"recip_tile({dst});")
+            fn = d.ScalarFnEnum.MUL
+        self.line("binop_with_scalar_tile_init();")
+        self.line(f"{fn.value}_unary_tile({dst}, {float_bits(value)});  // {value!r}")
 
     def _broadcast(self, op: d.BroadcastOp, t: str, dst: str) -> None:
         out = op.result.type.dims
@@ -124,21 +185,127 @@ class TileCodegen:
 
     def _matmul(self, op: d.MatmulOp, t: str, dst: str) -> None:
         # (ignores: as in _broadcast; matmul operands are ttl.read results.)
-        (m, kk), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # type: ignore[attr-defined]
+        a_dims, b_dims = op.lhs.type.dims, op.rhs.type.dims  # type: ignore[attr-defined]
+        (m, kk), n = a_dims[-2:], b_dims[-1]
+        batch = 1
+        for x in a_dims[:-2]:
+            batch *= x
         a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
-        row = "0" if m == 1 else (t if n == 1 else f"{t} / {n}")
-        col = "0" if n == 1 else (t if m == 1 else f"{t} % {n}")
+        # Batched: output tile t of (batch.., m, n) is batch t / (m * n) of 2-D products.
+        per = m * n
+        bi = "0" if batch == 1 else (t if per == 1 else f"{t} / {per}")
+        rt = t if batch == 1 or per == 1 else f"{t} % {per}"
+        if batch > 1 and per == 1:
+            rt = "0"
+        row = "0" if m == 1 else (rt if n == 1 else f"{_paren(rt)} / {n}")
+        col = "0" if n == 1 else (rt if m == 1 else f"{_paren(rt)} % {n}")
         self.line("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, 0x00000000u);  // matmul_tiles accumulates")
         self.line(f"mm_init({a}, {b}, {self.cb_out});")
+        a_base = [(bi, m * kk)] if bi != "0" else []
+        b_base = [(bi, kk * n)] if bi != "0" else []
+        if row != "0":
+            a_base.append((row, kk))
+        if col != "0":
+            b_base.append((col, 1))
         if kk == 1:
-            self.line(f"matmul_tiles({a}, {b}, {_linear([(row, 1)])}, {col}, {dst});")
+            self.line(f"matmul_tiles({a}, {b}, {_linear(a_base)}, {_linear(b_base)}, {dst});")
             return
-        a_idx = _linear([(row, kk), ("k", 1)]) if row != "0" else "k"
-        b_idx = _linear([("k", n), (col, 1)]) if col != "0" else _linear([("k", n)])
+        a_idx = _linear([*a_base, ("k", 1)])
+        b_idx = _linear(
+            [*b_base[:-1], ("k", n), *b_base[-1:]] if col != "0" else [*b_base, ("k", n)]
+        )
         self.line(f"for (uint32_t k = 0; k < {kk}; ++k) {{")
         self.line(f"  matmul_tiles({a}, {b}, {a_idx}, {b_idx}, {dst});")
         self.line("}")
+
+    def _reduce(self, op: d.ReduceOp, t: str, dst: str) -> None:
+        """TT-Metal's reduce_tile over every input tile that reduces into output tile ``t``."""
+        # (ignores: as in _broadcast; a reduction's operand and scaler are ttl.read
+        # results, or a ttl.fill 1.0 scaler when the program gives none.)
+        out, src = op.result.type.dims, op.operand.type.dims  # type: ignore[attr-defined]
+        rank, reduced = len(out), set(op.normalized_dims)
+        strides = _strides(src)
+        terms, loops = [], []
+        for i in range(rank):
+            if i in reduced:
+                if src[i] > 1:
+                    loops.append((f"r{i}", src[i]))
+                    terms.append((f"r{i}", strides[i]))
+            elif out[i] > 1:
+                terms.append((_coord(t, out, i), strides[i]))
+        cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
+        scaler = op.scaler.owner
+        if isinstance(scaler, d.ReadOp):
+            cb_s = self.cb_of(scaler.block)
+        else:
+            assert isinstance(scaler, d.FillOp) and scaler.value.value.data == 1.0
+            cb_s = "TTL_SCALER_ONE_CB"
+        pool = "MAX" if op.kind.data is d.ReduceKindEnum.MAX else "SUM"
+        if not reduces_within_tiles(op):
+            self._reduce_tiles(pool, cb, cb_s, terms, loops, dst)
+            return
+        row, col = rank - 1 in reduced, rank - 2 in reduced
+        mode = "REDUCE_SCALAR" if row and col else ("REDUCE_ROW" if row else "REDUCE_COL")
+        tmpl = f"<PoolType::{pool}, ReduceDim::{mode}>"
+        start = float_bits(float("-inf") if pool == "MAX" else 0.0)
+        self.line("fill_tile_init();")
+        self.line(f"fill_tile_bitcast({dst}, {start});  // reduce_tile accumulates")
+        self.line(f"reduce_init{tmpl}({cb}, {cb_s}, {self.cb_out});")
+        pad = ""
+        for var, n in loops:
+            self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
+            pad += "  "
+        self.line(f"{pad}reduce_tile{tmpl}({cb}, {cb_s}, {_linear(terms)}, 0, {dst});")
+        for _ in loops:
+            pad = pad[:-2]
+            self.line(f"{pad}}}")
+        self.line("reduce_uninit();")
+
+    def _reduce_tiles(
+        self,
+        pool: str,
+        cb: str,
+        cb_s: str,
+        terms: list[tuple[str, int]],
+        loops: list[tuple[str, int]],
+        dst: str,
+    ) -> None:
+        """A reduction over outer dims only: whole tiles combined element-wise in DST."""
+        other = str(int(dst) + 1) if dst.isdigit() else f"{dst} + 1"
+        start = float_bits(float("-inf") if pool == "MAX" else 0.0)
+        combine = "binary_max_tile" if pool == "MAX" else "add_binary_tile"
+        self.line("fill_tile_init();")
+        self.line(f"fill_tile_bitcast({dst}, {start});")
+        pad = ""
+        for var, n in loops:
+            self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
+            pad += "  "
+        index = _linear(terms)
+        if cb_s == "TTL_SCALER_ONE_CB":
+            self.line(f"{pad}copy_tile_init({cb});")
+            self.line(f"{pad}copy_tile({cb}, {index}, {other});")
+        else:  # each element times the scaler tile's
+            self.line(f"{pad}mul_tiles_init({cb}, {cb_s});")
+            self.line(f"{pad}mul_tiles({cb}, {cb_s}, {index}, 0, {other});")
+        self.line(f"{pad}{combine}_init();")
+        self.line(f"{pad}{combine}({dst}, {other}, {dst});")
+        for _ in loops:
+            pad = pad[:-2]
+            self.line(f"{pad}}}")
+
+    def _transpose(self, op: d.TransposeOp, t: str, dst: str) -> None:
+        """transpose_wh_tile of the source tile at the transposed position of tile ``t``."""
+        rows, cols = op.result.type.dims
+        cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
+        # Result tile (r, c) of the (rows, cols) result is source tile (c, r) of (cols, rows).
+        terms = []
+        if rows > 1:
+            terms.append((_coord(t, (rows, cols), 0), 1))
+        if cols > 1:
+            terms.append((_coord(t, (rows, cols), 1), rows))
+        self.line(f"transpose_wh_init({cb}, {self.cb_out});")
+        self.line(f"transpose_wh_tile({cb}, {_linear(terms)}, {dst});")
 
 
 def emit_store(
@@ -184,7 +351,7 @@ def emit_store(
     line("tile_regs_commit();")
     line("tile_regs_wait();")
     if store.acc.value.data:
-        line("pack_reconfig_l1_acc(1);  // store(acc=True): add to the block's tiles")
+        line("pack_reconfig_l1_acc(1);  // packer L1 accumulation: add to the block's tiles")
     if i == "i":
         out_t = "i" if t0 == "0" else "t0 + i"
         line(f"for (uint32_t i = 0; i < {chunk}; ++i) {{")

@@ -145,8 +145,14 @@ _EXPR_OPS: tuple[type[Operation], ...] = (
     d.FillOp,
     d.BroadcastOp,
     d.MatmulOp,
+    d.ReduceOp,
+    d.TransposeOp,
+    d.WhereOp,
+    d.MaskOp,
     d.UnaryOp,
     *d.BINARY_OPS.values(),
+    d.BinaryFnOp,
+    d.ScalarOp,
 )
 _CMP = ["==", "!=", "<", "<=", ">", ">="]
 

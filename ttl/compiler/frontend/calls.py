@@ -11,6 +11,7 @@ from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend import unary_math
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.values import (
@@ -18,13 +19,15 @@ from ttl.compiler.frontend.values import (
     BlockHandle,
     BoundMethod,
     Dyn,
+    PySlice,
     SliceVal,
     TransferHandle,
     affine_of,
     is_scalar,
 )
-from ttl.math import UNARY_FUNCTIONS
 
+_NAW = "NAW, No Access while Writing"
+_ROR = "ROR, Read Only while Reading"
 _STATIC_BUILTINS = {builtins.min, builtins.max, builtins.abs, builtins.int, builtins.len}
 
 
@@ -40,11 +43,15 @@ class CallsMixin(MixinBase):
             return self.call_grid_size(node)
         name = intrinsic_name(callee)
         if name is not None:
+            if name.startswith("binary."):
+                return self.call_binary_fn(name, node)
             if name.startswith("math."):
                 return self.call_unary(name, node)
             if name.startswith("extern."):
                 return self.call_extern_intrinsic(name, node)
             return getattr(self, "call_" + name)(node)
+        if callee is builtins.slice:
+            return self.call_slice(node)
         if callee is builtins.range:
             self.fail(
                 "range() is only supported as a for-loop iterable",
@@ -90,7 +97,11 @@ class CallsMixin(MixinBase):
             out[kw.arg] = self.visit(kw.value)
         for n in names[:required]:
             if n not in out:
-                self.fail(f"{fname}() is missing its '{n}' argument", node, None)
+                self.fail(
+                    f"{fname}() is missing its '{n}' argument",
+                    node,
+                    f"call it as {fname}({', '.join(names[:required])})",
+                )
         return out
 
     def static_int(self, v: Any, node: ast.AST, what: str) -> int:
@@ -112,6 +123,25 @@ class CallsMixin(MixinBase):
         self.fail(
             "shape must be a tuple of positive compile-time integers", node, "write shape=(1, 1)"
         )
+
+    def call_slice(self, node: ast.Call) -> PySlice:
+        """``slice(lo, hi)``: bounds for a later ``tensor[...]`` subscript."""
+        if node.keywords or len(node.args) not in (1, 2):
+            self.fail(
+                "slice() in a kernel takes (stop) or (start, stop)",
+                node,
+                "write slice(lo, hi); slice steps are not supported",
+            )
+        args = [self.visit(a) for a in node.args]
+        lo, hi = (None, args[0]) if len(args) == 1 else (args[0], args[1])
+        for v, a in zip(args, node.args, strict=True):
+            if not is_scalar(v) or self._kind(v) != "int":
+                self.fail(
+                    f"slice bounds must be integers, got {self.describe(v)}",
+                    a,
+                    "write slice(lo, hi) with integer bounds in tiles",
+                )
+        return PySlice(lo, hi)
 
     def call_grid_size(self, node: ast.Call) -> Any:
         dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
@@ -155,7 +185,8 @@ class CallsMixin(MixinBase):
         self.check_live(blk, node)
         if is_read and blk.acquire != "reserve":
             self.fail(
-                f"cannot copy into {blk.describe()}: it was acquired with wait()",
+                f"cannot copy into {blk.describe()}: it was acquired with wait() "
+                "(block state MR, Must be Read: wait() -> copy into it is not a transition)",
                 node,
                 "copy into a block acquired with reserve()",
             )
@@ -183,10 +214,22 @@ class CallsMixin(MixinBase):
         return tx
 
     def call_unary(self, name: str, node: ast.Call) -> bx.Expr:
+        return unary_math.call_unary(self, name, node)
+
+    def call_binary_fn(self, name: str, node: ast.Call) -> bx.Expr:
+        """``ttl.math.max/min/gt/lt/ge/le/eq/ne(a, b)`` and ``ttl.math.rsub(a, b)``."""
         fn = name.split(".", 1)[1]
-        assert fn in UNARY_FUNCTIONS
-        x = self.args(node, ["x"], 1)["x"]
-        return bx.Unary(node, fn, self.block_operand(x, node))
+        a = self.args(node, ["a", "b"], 2)
+        if fn == "rsub":  # b - a, b a scalar
+            if isinstance(a["b"], BlockHandle | bx.Expr):
+                self.fail(
+                    "the second argument of ttl.math.rsub must be a scalar",
+                    node.args[1] if len(node.args) > 1 else node,
+                    "write ttl.math.rsub(blk, 1) for 1 - blk; subtract blocks with b - a",
+                )
+            value = self.scalar_operand(a["b"], node)
+            return bx.Scalar(node, "rsub", self.block_operand(a["a"], node), value)
+        return self.block_fn(fn, a["a"], a["b"], node)
 
     def call_broadcast(self, node: ast.Call) -> bx.Expr:
         a = self.args(node, ["x", "out", "dims", "shape"], 1)
@@ -203,7 +246,48 @@ class CallsMixin(MixinBase):
             shape = a["out"].dfb.shape
         elif a.get("out") is not None:
             self.fail("the second argument of broadcast must be a block", node, None)
-        return bx.Broadcast(node, self.block_operand(a["x"], node), dims_t, shape)
+        x = self.materialize_operand(self.block_operand(a["x"], node), node, "a broadcast")
+        if shape is not None and isinstance(x, bx.Leaf):
+            bx.ExprLowering(self.emit, self.error, "bf16").check_broadcast(
+                x.shape, dims_t, shape, node
+            )
+        return bx.Broadcast(node, x, dims_t, shape)
+
+    def call_unsqueeze(self, node: ast.Call) -> bx.Expr:
+        return self._view(node, squeeze=False)
+
+    def call_squeeze(self, node: ast.Call) -> bx.Expr:
+        return self._view(node, squeeze=True)
+
+    def _view(self, node: ast.Call, squeeze: bool) -> bx.Expr:
+        """``unsqueeze``/``squeeze``: the operand read with a size-1 dim added/dropped."""
+        fname = "squeeze" if squeeze else "unsqueeze"
+        a = self.args(node, ["expr", "dim"], 2)
+        x = self.block_operand(a["expr"], node.args[0] if node.args else node)
+        dim = self.static_int(a["dim"], node, f"the dim of {fname}")
+        x = self.materialize_operand(x, node, f"{fname}()")
+        assert isinstance(x, bx.Leaf)
+        shape = x.shape
+        rank = len(shape) if squeeze else len(shape) + 1
+        if not -rank <= dim < rank:
+            self.fail(
+                f"{fname}() dim {dim} is out of range for a {bx._fmt(shape)} block",
+                node,
+                f"the result has {rank} dims: use a dim in {-rank}..{rank - 1}",
+            )
+        dim %= rank
+        if squeeze:
+            if shape[dim] != 1 or len(shape) < 2:
+                self.fail(
+                    f"squeeze() of a {bx._fmt(shape)} block: dimension {dim} has size "
+                    f"{shape[dim]}, not 1",
+                    node,
+                    "squeeze only a size-1 dimension, and keep at least 1 dimension",
+                )
+            view = shape[:dim] + shape[dim + 1 :]
+        else:
+            view = (*shape[:dim], 1, *shape[dim:])
+        return bx.Leaf(x.node, x.block, view)
 
     def call_fill(self, node: ast.Call) -> bx.Expr:
         if not self.is_compute:
@@ -267,7 +351,9 @@ class CallsMixin(MixinBase):
     def check_live(self, h: BlockHandle, node: ast.AST) -> None:
         if h.released_line is not None:
             self.fail(
-                f"{h.describe()} is used after its release on line {h.released_line}",
+                f"{h.describe()} is used after its release on line {h.released_line} "
+                f"(block state OS, Out of Scope: {h.release_name}() -> any use is not a "
+                "transition)",
                 node,
                 f"use the block before {h.release_name}(), or acquire a new one",
             )
@@ -291,7 +377,9 @@ class CallsMixin(MixinBase):
         for tx in h.pending:
             self.fail(
                 f"{h.describe()} is released while a copy "
-                f"{'into' if tx.is_read else 'from'} it is still in flight",
+                f"{'into' if tx.is_read else 'from'} it is still in flight (block state "
+                f"{_NAW if tx.is_read else _ROR}: {h.release_name}() before the transfer's "
+                "wait() is not a transition)",
                 node,
                 "call .wait() on the transfer returned by ttl.copy before releasing the block",
             )
@@ -309,7 +397,8 @@ class CallsMixin(MixinBase):
         self.check_live(h, node)
         if h.acquire != "reserve":
             self.fail(
-                f"cannot store into {h.describe()}: it was acquired with wait() and is read-only",
+                f"cannot store into {h.describe()}: it was acquired with wait() and is read-only "
+                "(block state MR, Must be Read: wait() -> store is not a transition)",
                 node,
                 "store into a block acquired with reserve() from an output DFB",
             )
@@ -325,7 +414,11 @@ class CallsMixin(MixinBase):
                 f"0.0, shape={bx._fmt(h.dfb.shape)}))",
             )
         expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
-        lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype)
+        self.store_expr(h, expr, acc, node)
+
+    def store_expr(self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST) -> None:
+        """Lower ``expr`` and store it into ``h`` (adding to its tiles when ``acc``)."""
+        lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype, mixed=h.accumulator)
         shape = lowering.shape_of(expr)
         if shape is not None and shape != h.dfb.shape:
             self.fail(
@@ -360,11 +453,17 @@ class CallsMixin(MixinBase):
         sizes: list[int] = []
         for i, extent in enumerate(tiles):
             e = elts[i] if i < len(elts) else None
-            if e is None or isinstance(e, ast.Slice):
-                if e is not None and e.step is not None:
+            value = None if e is None or isinstance(e, ast.Slice) else self.visit(e)
+            if e is None or isinstance(e, ast.Slice) or isinstance(value, PySlice):
+                if isinstance(e, ast.Slice) and e.step is not None:
                     self.fail("slice steps are not supported", e, "write t[a:b]")
-                lo = self.visit(e.lower) if e is not None and e.lower is not None else 0
-                hi = self.visit(e.upper) if e is not None and e.upper is not None else extent
+                if isinstance(value, PySlice):  # a slice(lo, hi) value
+                    lo = 0 if value.lower is None else value.lower
+                    hi = extent if value.upper is None else value.upper
+                else:
+                    s_ = e if isinstance(e, ast.Slice) else None
+                    lo = self.visit(s_.lower) if s_ is not None and s_.lower is not None else 0
+                    hi = self.visit(s_.upper) if s_ is not None and s_.upper is not None else extent
                 la, ha = affine_of(lo), affine_of(hi)
                 size = ha.sub(la).constant if la and ha else None
                 where: ast.AST = e if e is not None else node
@@ -380,7 +479,7 @@ class CallsMixin(MixinBase):
                     )
                 offset = lo
             else:
-                offset, size, where = self.visit(e), 1, e
+                offset, size, where = value, 1, e
             if not is_scalar(offset) or self._kind(offset) != "int":
                 self.fail(
                     f"tensor indices must be integers, got {self.describe(offset)}", where, None

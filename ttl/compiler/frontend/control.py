@@ -79,6 +79,11 @@ class ControlFlowMixin(MixinBase):
 
     def _poison_after(self, names: list[str], node: ast.stmt, what: str) -> None:
         for name in names:
+            v = self.vars.get(name)
+            if isinstance(v, BlockHandle) and (
+                v.accumulator or (name in self.accumulator_names and v.name == name)
+            ):
+                continue  # updated in place (+=, accumulate.py): the same block after it
             self.vars[name] = Poison(
                 f"'{name}' is assigned inside the {what} on line {node.lineno} "
                 "and cannot be used after it"

@@ -19,7 +19,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from ttl import dsl
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend import unary_math
+from ttl.compiler.frontend.accumulate import AccumulateMixin, accumulator_names
 from ttl.compiler.frontend.calls import CallsMixin
+from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
@@ -76,12 +79,24 @@ _INT_OPS = {
     ast.Mod: "mod",
 }
 _BLOCK_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_BLOCK_FN_OPS: dict[type, str] = {ast.Mod: "mod", ast.FloorDiv: "floordiv"}
+_BLOCK_FN_NAMES = {"mod": "'%'", "floordiv": "'//'"}
+_BLOCK_CMP: dict[type, str] = {
+    ast.Gt: "gt",
+    ast.Lt: "lt",
+    ast.GtE: "ge",
+    ast.LtE: "le",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+}
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
 _OpT = TypeVar("_OpT", bound=Operation)
 
 
-class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor):
+class KernelCompiler(
+    AccumulateMixin, ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin, ast.NodeVisitor
+):
     """Compiles one kernel function (never executed) from its AST."""
 
     def __init__(self, model: OperationModel, thread: ThreadModel, symbols: ModuleSymbols):
@@ -99,6 +114,12 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         self.handles: list[BlockHandle] = []
         self.loop_depth = 0
         self.stmt: ast.AST = thread.def_node
+        self.accumulators: dict[str, BlockHandle] = {}
+        # Per open statement list: sub-expressions stored into compiler-made DFBs.
+        self.materialized: list[list[BlockHandle]] = []
+        self.accumulator_names = (
+            accumulator_names(thread.def_node) if self.is_compute else frozenset()
+        )
 
     # ------------------------------------------------------------ plumbing
     def error(self, message: str, node: ast.AST, hint: str | None = None) -> TTLCompileError:
@@ -190,6 +211,8 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
         self.visit_body(body)
+        self.stmt = fn
+        self.release_accumulators()
         for h in self.handles:
             if h.released_line is None:
                 self.fail(
@@ -210,9 +233,11 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         return kop
 
     def visit_body(self, stmts: list[ast.stmt]) -> None:
+        self.materialized.append([])
         for stmt in stmts:
             self.stmt = stmt
             self.visit(stmt)
+        self.pop_materialized(self.materialized.pop())
 
     def generic_visit(self, node: ast.AST) -> Any:
         what, hint = _UNSUPPORTED_HINTS.get(
@@ -232,6 +257,12 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
 
     def _assign_target(self, target: ast.expr, value: Any) -> None:
         if isinstance(target, ast.Name):
+            if target.id in self.accumulator_names and (
+                isinstance(value, bx.Expr)
+                # a named block (not a fresh acquisition): acc = blk copies it
+                or (isinstance(value, BlockHandle) and value.name not in ("", target.id))
+            ):
+                value = self.materialize(target.id, value, target)
             self.bind(target.id, value)
         elif isinstance(target, ast.Tuple | ast.List):
             if not isinstance(value, tuple | list) or len(value) != len(target.elts):
@@ -272,7 +303,10 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             self._assign_target(node.target, None)
         assert isinstance(node.target, ast.Name)  # _assign_target rejected the other targets
         current = self.visit_Name(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
-        self.bind(node.target.id, self.binop(node.op, current, self.visit(node.value), node))
+        rhs = self.visit(node.value)
+        if self.is_compute and self.augmented_block(node, current, rhs):
+            return
+        self.bind(node.target.id, self.binop(node.op, current, rhs, node))
 
     # ------------------------------------------------------------ expressions
     def visit_Constant(self, node: ast.Constant) -> Any:
@@ -328,6 +362,7 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             hasattr(base, attr)
         ):
             return getattr(base, attr)
+        unary_math.unknown_attribute(self, base, node)
         self.fail(
             f"{self.describe(base)} has no attribute '{attr}' in a kernel",
             node,
@@ -393,9 +428,12 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
 
     def visit_Compare(self, node: ast.Compare) -> Any:
         left = self.visit(node.left)
+        first = self.visit(node.comparators[0])
+        if isinstance(left, BlockHandle | bx.Expr) or isinstance(first, BlockHandle | bx.Expr):
+            return self.block_compare(node, left, first)
         result: Any = True
-        for op, right_node in zip(node.ops, node.comparators, strict=True):
-            right = self.visit(right_node)
+        for i, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
+            right = first if i == 0 else self.visit(right_node)
             if type(op) not in _CMP:
                 self.fail(
                     f"comparison '{type(op).__name__}' is not supported in a kernel",
@@ -449,6 +487,8 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         """Fold constants, build block expressions, or emit integer arithmetic."""
         blockish = (BlockHandle, bx.Expr)
         if isinstance(left, blockish) or isinstance(right, blockish):
+            if isinstance(op, ast.Pow):
+                return unary_math.block_pow(self, left, right, node)
             return self.block_binop(op, left, right, node)
         if (
             isinstance(op, ast.BitOr)
@@ -522,12 +562,14 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
             return v
         if isinstance(v, BlockHandle):
             self.check_live(v, node)
-            if v.acquire == "reserve":
+            if v.acquire == "reserve" and not v.stored:
                 self.fail(
-                    f"{v.describe()} was acquired with reserve() and cannot be read here",
+                    f"{v.describe()} was acquired with reserve() and cannot be read before it "
+                    "is written (block state MW, Must be Written: reserve() -> read is not a "
+                    "transition)",
                     node,
-                    "read blocks acquired with wait(); push the reserved block and wait() on "
-                    "it to read it back",
+                    f"store into it first ({v.name or 'blk'}.store(...)); a stored block can be "
+                    "read back (block state RW)",
                 )
             return bx.Leaf(node, v)
         self.fail(
@@ -537,8 +579,18 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
         )
 
     def block_binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> bx.Expr:
+        blockish = (BlockHandle, bx.Expr)
+        if not isinstance(op, ast.Pow) and not (
+            isinstance(left, blockish) and isinstance(right, blockish)
+        ):
+            scalar = self.scalar_operand(right if isinstance(left, blockish) else left, node)
+            return self.block_scalar_binop(op, left, right, scalar, node)
         lhs, rhs = self.block_operand(left, node), self.block_operand(right, node)
+        if type(op) in _BLOCK_FN_OPS:
+            return bx.BinaryFn(node, _BLOCK_FN_OPS[type(op)], lhs, rhs)
         if isinstance(op, ast.MatMult):
+            lhs = self.materialize_operand(lhs, node, "'@'")
+            rhs = self.materialize_operand(rhs, node, "'@'")
             return bx.Matmul(node, lhs, rhs)
         name = _BLOCK_OPS.get(type(op))
         if name is None:
@@ -548,6 +600,83 @@ class KernelCompiler(ControlFlowMixin, CallsMixin, ExternMixin, ast.NodeVisitor)
                 "block math supports + - * / @ and ttl.math functions",
             )
         return bx.Binary(node, name, lhs, rhs)
+
+    def scalar_operand(self, v: Any, node: ast.AST) -> float:
+        """``v`` as the compile-time scalar operand of block math, or a located error."""
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return float(v)
+        if isinstance(v, Dyn):
+            self.fail(
+                f"a scalar operand of block math must be a compile-time number, got "
+                f"{self.describe(v)}",
+                node,
+                "block math takes constant scalars only; compute the value at the "
+                "operation's top level",
+            )
+        self.fail(
+            f"a scalar operand of block math must be an int or float, got {self.describe(v)}",
+            node,
+            "write a number, e.g. blk * 2.0, or use a block",
+        )
+
+    def block_compare(self, node: ast.Compare, left: Any, right: Any) -> bx.Expr:
+        """``a > b`` (and ``< >= <= == !=``) on block expressions: a 0/1 block."""
+        if len(node.ops) != 1:
+            self.fail(
+                "chained comparisons are not supported on blocks",
+                node,
+                "compare two operands at a time, e.g. (a > b) * (b > c)",
+            )
+        fn = _BLOCK_CMP.get(type(node.ops[0]))
+        if fn is None:
+            self.fail(
+                f"comparison '{type(node.ops[0]).__name__}' is not supported on blocks",
+                node,
+                "blocks compare with > < >= <= == !=",
+            )
+        return self.block_fn(fn, left, right, node)
+
+    def block_fn(self, fn: str, left: Any, right: Any, node: ast.AST) -> bx.Expr:
+        """A ``BinaryFn`` node of two operands, either of which may be a scalar."""
+        blockish = (BlockHandle, bx.Expr)
+        if not isinstance(left, blockish) and not isinstance(right, blockish):
+            self.fail(
+                f"{_BLOCK_FN_NAMES.get(fn, fn)} needs at least one block operand, got "
+                f"{self.describe(left)} and {self.describe(right)}",
+                node,
+                "pass blocks or block expressions",
+            )
+        if not isinstance(left, blockish):
+            lhs: bx.Expr = bx.Fill(node, self.scalar_operand(left, node), None)
+        else:
+            lhs = self.block_operand(left, node)
+        if not isinstance(right, blockish):
+            rhs: bx.Expr = bx.Fill(node, self.scalar_operand(right, node), None)
+        else:
+            rhs = self.block_operand(right, node)
+        return bx.BinaryFn(node, fn, lhs, rhs)
+
+    def block_scalar_binop(
+        self, op: ast.operator, left: Any, right: Any, value: float, node: ast.AST
+    ) -> bx.Expr:
+        """``blk op c`` or ``c op blk`` with a compile-time scalar ``c``."""
+        scalar_left = not isinstance(left, BlockHandle | bx.Expr)
+        blk = self.block_operand(right if scalar_left else left, node)
+        kind = type(op)
+        if kind in (ast.Add, ast.Mult):
+            return bx.Scalar(node, "add" if kind is ast.Add else "mul", blk, value)
+        if kind in (ast.Sub, ast.Div):
+            names = ("rsub", "rdiv") if scalar_left else ("sub", "div")
+            return bx.Scalar(node, names[kind is ast.Div], blk, value)
+        if kind in _BLOCK_FN_OPS:
+            fill = bx.Fill(node, value, None)
+            lhs, rhs = (fill, blk) if scalar_left else (blk, fill)
+            return bx.BinaryFn(node, _BLOCK_FN_OPS[kind], lhs, rhs)
+        self.fail(
+            f"operator '{type(op).__name__}' is not supported between a block and a scalar",
+            node,
+            "block math with a scalar supports + - * / % //",
+        )
 
 
 def _pos(node: ast.AST) -> dict[str, int]:

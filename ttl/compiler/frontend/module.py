@@ -16,6 +16,8 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
     """Tensors, DFBs and one ``ttl.kernel`` per kernel function, in declaration order."""
     symbols = ModuleSymbols(model, include_dirs)
     body = Block()
+    # Kernels first: compiling them may add accumulator DFBs (frontend/accumulate.py).
+    kernels = [KernelCompiler(model, thread, symbols).compile() for thread in model.threads]
     for t in model.tensors:
         body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))
     for f in model.dfbs:
@@ -24,7 +26,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
             )
         )
-    for thread in model.threads:
-        body.add_op(KernelCompiler(model, thread, symbols).compile())
+    for kernel in kernels:
+        body.add_op(kernel)
     op = d.OperationOp(model.name, model.grid, model.target.name, model.identity, Region(body))
     return ModuleOp([op])

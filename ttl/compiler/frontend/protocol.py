@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Block, Operation, SSAValue
 
 from ttl import dsl
@@ -94,12 +95,35 @@ class KernelCompilerProtocol(Protocol):
 
     def int_binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Dyn: ...
 
+    def block_fn(self, fn: str, left: Any, right: Any, node: ast.AST) -> bx.Expr: ...
+
+    def scalar_operand(self, v: Any, node: ast.AST) -> float: ...
+
     # ------------------------------------------------------------ borrowed between mixins
     def _kind(self, v: Any) -> str: ...  # ControlFlowMixin
 
     def release(self, h: BlockHandle, node: ast.AST, implicit: bool) -> None: ...  # CallsMixin
 
     def call_extern_intrinsic(self, name: str, node: ast.Call) -> Any: ...  # ExternMixin
+
+    def check_live(self, h: BlockHandle, node: ast.AST) -> None: ...  # CallsMixin
+
+    def store_expr(
+        self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST
+    ) -> None: ...  # CallsMixin
+
+    def binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any: ...
+
+    def _loc(self, node: ast.AST) -> FileLineColLoc: ...
+
+    # ------------------------------------------------------------ accumulators (accumulate.py)
+    filename: str
+    header: list[Operation]  # ops placed at the kernel's entry
+    accumulators: dict[str, BlockHandle]  # accumulator name -> its reserved block
+    accumulator_names: frozenset[str]  # targets of augmented assignments (compute kernels)
+    materialized: list[list[BlockHandle]]  # per open statement list: blocks to pop at its end
+
+    def materialize_operand(self, expr: bx.Expr, node: ast.AST, what: str) -> bx.Expr: ...
 
 
 if TYPE_CHECKING:

@@ -107,6 +107,7 @@ class BlockHandle:
     released_line: int | None = None
     stored: bool = False
     pending: list[TransferHandle] = field(default_factory=list)
+    accumulator: bool = False  # a compiler-made block holding a `+=` accumulator
 
     @property
     def release_name(self) -> str:
@@ -124,6 +125,14 @@ class SliceVal:
     offsets: list[int | Dyn]
     sizes: tuple[int, ...]
     node: ast.AST
+
+
+@dataclass(frozen=True)
+class PySlice:
+    """``slice(lo, hi)`` in a kernel: tensor-index bounds (in tiles) to subscript with."""
+
+    lower: Any
+    upper: Any
 
 
 @dataclass(frozen=True)

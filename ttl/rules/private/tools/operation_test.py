@@ -56,10 +56,14 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
     if got.shape != want.shape:
         print(f"{name}: shape {got.shape}, reference {want.shape}: MISMATCH")
         return False
+    # NaN where the reference is NaN (sqrt of a negative, ...), finite elsewhere.
+    nan = np.isnan(want)
+    bad_nan = int(np.count_nonzero(nan != np.isnan(got)))
+    got, want = np.where(nan, 0.0, got), np.where(nan, 0.0, want)
     error = np.abs(got - want)
     scale = float(np.abs(want).max())
     bound = atol * scale + rtol * np.abs(want)
-    bad = int(np.count_nonzero(error > bound))
+    bad = int(np.count_nonzero(~(error <= bound))) + bad_nan
     verdict = "ok" if bad == 0 else f"MISMATCH ({bad} of {want.size} elements)"
     print(
         f"{name}: max |error| {error.max():.3g} (tolerance {atol:g}*max|ref| + {rtol:g}*|ref|, "

@@ -122,11 +122,38 @@
 #define TTL_COP_FILL 8          // dst, value bits
 #define TTL_COP_BCAST 9         // addr, fmt, dst, kind
 #define TTL_COP_PACK 10         // dst, addr, fmt, l1_acc
+#define TTL_COP_UNARY_PARAM 11  // op, dst, param0, param1, param2 (float bits or ints)
+// Reductions, transpose, where and mask own opcodes 15..20.
+#define TTL_COP_REDUCE 15       // addr, fmt, scaler_addr, scaler_fmt, dst, pool | dim << 4
+#define TTL_COP_TRANSPOSE 16    // addr, fmt, dst
+#define TTL_COP_WHERE 17        // dst_cond, dst_true, dst_false, dst_out
+#define TTL_COP_MASK 18         // dst_data, dst_mask, posinf
+// TTL_COP_REDUCE's scaler_fmt when the reduction has no scaler block (scaler 1.0).
+#define TTL_SCALER_ONE_FMT 0xFFFFu
+// The input CB id that names that implicit ones scaler in reduce_init/reduce_tile.
+#define TTL_SCALER_ONE_CB 0xFFFFFFFFu
+#define TTL_COP_COMPARE_ZERO 12 // kind, dst
+#define TTL_COP_SCALAR 13       // op (TTL_BINOP_*), dst, value bits: DST[dst] = DST[dst] op value
+#define TTL_COP_DST_MODE 14     // fp32: 1 = DST keeps fp32 between ops, 0 = bf16-rounded
 
 #define TTL_BINOP_ADD 0
 #define TTL_BINOP_SUB 1
 #define TTL_BINOP_MUL 2
 #define TTL_BINOP_DIV 3
+// Binary functions (BINOP 4..31): also the op of TTL_COP_SCALAR.
+#define TTL_BINOP_MAX 4
+#define TTL_BINOP_MIN 5
+#define TTL_BINOP_RSUB 6        // b - a
+#define TTL_BINOP_MOD 8         // Python floor modulo (torch.remainder)
+#define TTL_BINOP_FLOORDIV 9
+
+// Comparisons with zero (TTL_COP_COMPARE_ZERO kinds): DST = 1.0 where it holds, else 0.0.
+#define TTL_CMPZ_GT 0
+#define TTL_CMPZ_LT 1
+#define TTL_CMPZ_GE 2
+#define TTL_CMPZ_LE 3
+#define TTL_CMPZ_EQ 4
+#define TTL_CMPZ_NE 5
 
 #define TTL_UNOP_EXP 0
 #define TTL_UNOP_LOG 1
@@ -138,6 +165,44 @@
 #define TTL_UNOP_TANH 7
 #define TTL_UNOP_ABS 8
 #define TTL_UNOP_NEGATIVE 9
+// 10..79: Appendix B unary functions; 40.. take parameters (TTL_COP_UNARY_PARAM).
+#define TTL_UNOP_EXP2 10
+#define TTL_UNOP_EXPM1 11
+#define TTL_UNOP_LOG1P 12
+#define TTL_UNOP_SQUARE 13
+#define TTL_UNOP_TAN 14
+#define TTL_UNOP_ATAN 15
+#define TTL_UNOP_ATANH 16
+#define TTL_UNOP_SIN 17
+#define TTL_UNOP_ASIN 18
+#define TTL_UNOP_ASINH 19
+#define TTL_UNOP_COS 20
+#define TTL_UNOP_ACOS 21
+#define TTL_UNOP_ACOSH 22
+#define TTL_UNOP_SILU 23
+#define TTL_UNOP_SOFTSIGN 24
+#define TTL_UNOP_HARDSIGMOID 25
+#define TTL_UNOP_SIGN 26
+#define TTL_UNOP_SIGNBIT 27
+#define TTL_UNOP_FLOOR 28
+#define TTL_UNOP_CEIL 29
+#define TTL_UNOP_TRUNC 30
+#define TTL_UNOP_FRAC 31
+#define TTL_UNOP_GELU 32
+#define TTL_UNOP_GELU_APPROX 33
+#define TTL_UNOP_POWER 40
+#define TTL_UNOP_RELU_MAX 41
+#define TTL_UNOP_RELU_MIN 42
+#define TTL_UNOP_LEAKY_RELU 43
+#define TTL_UNOP_ELU 44
+#define TTL_UNOP_CELU 45
+#define TTL_UNOP_PRELU 46
+#define TTL_UNOP_SOFTPLUS 47
+#define TTL_UNOP_HARDTANH 48
+#define TTL_UNOP_SELU 49
+#define TTL_UNOP_ROUND 50
+#define TTL_UNOP_CLAMP 51
+#define TTL_UNOP_THRESHOLD 52
 
 // Data formats (TT-Metal DataFormat values).
 #define TTL_FMT_FLOAT32 0

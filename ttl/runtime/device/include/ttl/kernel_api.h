@@ -97,6 +97,10 @@ void tile_regs_release();
 
 void copy_tile_init(uint32_t cb_id);
 void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
+// Unpack tile `tile_index` of the block reserved at the back of `cb_id` (a block
+// this kernel has packed into and not pushed yet: TT-Lang block state RW). The
+// unpacker is pointed at the write pointer instead of the read pointer.
+void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
 
 // Binary ops reading two DFB tiles into DST[dst_index].
 void binary_op_init_common(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);
@@ -117,6 +121,39 @@ void sub_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 void mul_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 void div_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 
+// SFPU binary functions between DST registers: DST[odst] = f(DST[a], DST[b]).
+// remainder is Python's floor modulo (torch.remainder), floor_div is floor(a / b).
+#define TTL_DECLARE_BINARY_DST_OP(name) \
+  void name##_init();                   \
+  void name(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
+TTL_DECLARE_BINARY_DST_OP(binary_max_tile)
+TTL_DECLARE_BINARY_DST_OP(binary_min_tile)
+TTL_DECLARE_BINARY_DST_OP(remainder_binary_tile)
+TTL_DECLARE_BINARY_DST_OP(floor_div_binary_tile)
+#undef TTL_DECLARE_BINARY_DST_OP
+
+// Comparisons with zero in place on DST[dst_index]: 1.0 where x > 0 (gtz), x < 0
+// (ltz), x >= 0 (gez), x <= 0 (lez), x == 0 (eqz), x != 0 (nez); else 0.0.
+#define TTL_DECLARE_COMPARE_ZERO_OP(name) \
+  void name##_tile_init();                \
+  void name##_tile(uint32_t dst_index);
+TTL_DECLARE_COMPARE_ZERO_OP(gtz)
+TTL_DECLARE_COMPARE_ZERO_OP(ltz)
+TTL_DECLARE_COMPARE_ZERO_OP(gez)
+TTL_DECLARE_COMPARE_ZERO_OP(lez)
+TTL_DECLARE_COMPARE_ZERO_OP(eqz)
+TTL_DECLARE_COMPARE_ZERO_OP(nez)
+#undef TTL_DECLARE_COMPARE_ZERO_OP
+
+// Scalar operations in place on DST[dst_index] (value as binary32 bit pattern):
+// x + v, x - v, x * v, x / v, v - x.
+void binop_with_scalar_tile_init();
+void add_unary_tile(uint32_t dst_index, uint32_t value_bits);
+void sub_unary_tile(uint32_t dst_index, uint32_t value_bits);
+void mul_unary_tile(uint32_t dst_index, uint32_t value_bits);
+void div_unary_tile(uint32_t dst_index, uint32_t value_bits);
+void rsub_unary_tile(uint32_t dst_index, uint32_t value_bits);
+
 // Matmul: DST[dst_index] += A[tile_a] @ B[tile_b].
 void mm_init(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);
 void matmul_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
@@ -136,7 +173,64 @@ TTL_DECLARE_UNARY_TILE_OP(sigmoid)
 TTL_DECLARE_UNARY_TILE_OP(tanh)
 TTL_DECLARE_UNARY_TILE_OP(abs)
 TTL_DECLARE_UNARY_TILE_OP(negative)
+TTL_DECLARE_UNARY_TILE_OP(exp2)
+TTL_DECLARE_UNARY_TILE_OP(expm1)
+TTL_DECLARE_UNARY_TILE_OP(log1p)
+TTL_DECLARE_UNARY_TILE_OP(square)
+TTL_DECLARE_UNARY_TILE_OP(tan)
+TTL_DECLARE_UNARY_TILE_OP(atan)
+TTL_DECLARE_UNARY_TILE_OP(atanh)
+TTL_DECLARE_UNARY_TILE_OP(sin)
+TTL_DECLARE_UNARY_TILE_OP(asin)
+TTL_DECLARE_UNARY_TILE_OP(asinh)
+TTL_DECLARE_UNARY_TILE_OP(cos)
+TTL_DECLARE_UNARY_TILE_OP(acos)
+TTL_DECLARE_UNARY_TILE_OP(acosh)
+TTL_DECLARE_UNARY_TILE_OP(silu)
+TTL_DECLARE_UNARY_TILE_OP(softsign)
+TTL_DECLARE_UNARY_TILE_OP(hardsigmoid)
+TTL_DECLARE_UNARY_TILE_OP(sign)
+TTL_DECLARE_UNARY_TILE_OP(signbit)
 #undef TTL_DECLARE_UNARY_TILE_OP
+
+// Rounding (TT-Metal: one init for floor, ceil, trunc, frac and round).
+void rounding_op_tile_init();
+void floor_tile(uint32_t dst_index);
+void ceil_tile(uint32_t dst_index);
+void trunc_tile(uint32_t dst_index);
+void frac_tile(uint32_t dst_index);
+void round_tile(uint32_t dst_index, int32_t decimals);
+
+// GELU: fast_and_approx = true is the tanh approximation, false the erf form.
+// (Templates: test_api_contract.py takes their addresses in tests/runtime/math.)
+template <bool fast_and_approx = true> void gelu_tile_init();
+template <bool fast_and_approx = true> void gelu_tile(uint32_t dst_index);
+
+// Parameterised SFPU ops: float parameters are binary32 bit patterns.
+void power_tile_init();
+void power_tile(uint32_t dst_index, uint32_t exponent);
+void relu_max_tile_init();
+void relu_max_tile(uint32_t dst_index, uint32_t upper_limit);
+void relu_min_tile_init();
+void relu_min_tile(uint32_t dst_index, uint32_t lower_limit);
+void leaky_relu_tile_init();
+void leaky_relu_tile(uint32_t dst_index, uint32_t slope);
+void elu_tile_init();
+void elu_tile(uint32_t dst_index, uint32_t alpha);
+void celu_tile_init();
+void celu_tile(uint32_t dst_index, uint32_t alpha, uint32_t alpha_recip);
+void prelu_tile_init();
+void prelu_tile(uint32_t dst_index, uint32_t alpha);
+void softplus_tile_init();
+void softplus_tile(uint32_t dst_index, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold);
+void hardtanh_tile_init();
+void hardtanh_tile(uint32_t dst_index, uint32_t min, uint32_t max);
+void selu_tile_init();
+void selu_tile(uint32_t dst_index, uint32_t scale, uint32_t alpha);
+void clamp_tile_init();
+void clamp_tile(uint32_t dst_index, uint32_t min, uint32_t max);
+void threshold_tile_init();
+void threshold_tile(uint32_t dst_index, uint32_t threshold, uint32_t value);
 
 // Fill DST[dst_index] with a constant (value as binary32 bit pattern).
 void fill_tile_init();
@@ -152,6 +246,37 @@ void unary_bcast(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index, Broadc
 // With L1 accumulation enabled, pack adds to the tile already in L1.
 void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile = 0);
 void pack_reconfig_l1_acc(uint32_t enable);
+
+// Reductions (TT-Metal's compute_kernel_api/reduce.h). reduce_tile reduces tile
+// `itile` of cb `icb`, each element multiplied by the scaler tile's value at
+// the first row of its face (fill the scaler tile with one value s to scale
+// the result by s), into DST[idst]: REDUCE_ROW into column 0, REDUCE_COL into
+// row 0, REDUCE_SCALAR into element (0, 0); SUM adds to and MAX takes the
+// maximum with what DST holds there; the rest of the tile becomes 0 (as
+// hardware's reduce pack mask leaves it). icb_scaler == TTL_SCALER_ONE_CB
+// scales by 1 (a reduction written without a scaler block).
+enum class PoolType : uint32_t { SUM = 0, AVG = 1, MAX = 2 };
+enum class ReduceDim : uint32_t { REDUCE_ROW = 0, REDUCE_COL = 1, REDUCE_SCALAR = 2 };
+// (Templates: each declaration starts with `template`, so the API contract test,
+// which takes every plain function's address, leaves them to the reduce tests.)
+template <PoolType reduce_type, ReduceDim reduce_dim> void reduce_init(
+    uint32_t icb, uint32_t icb_scaler, uint32_t ocb);
+template <PoolType reduce_type, ReduceDim reduce_dim> void reduce_tile(
+    uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler, uint32_t idst);
+void reduce_uninit();
+
+// Transpose tile `itile` of cb `icb` (rows <-> columns) into DST[idst].
+void transpose_wh_init(uint32_t icb, uint32_t ocb);
+void transpose_wh_tile(uint32_t icb, uint32_t itile, uint32_t idst);
+
+// DST[odst] = DST[idst0] == 1 ? DST[idst1] : DST[idst2], element-wise (the spec's 1 = true).
+void where_tile_init();
+void where_tile(uint32_t idst0, uint32_t idst1, uint32_t idst2, uint32_t odst);
+
+// DST[dst_data] = 0 (mask_tile) or +inf (mask_posinf_tile) where DST[dst_mask] == 1.
+void mask_tile_init();
+void mask_tile(uint32_t dst_data, uint32_t dst_mask);
+void mask_posinf_tile(uint32_t dst_data, uint32_t dst_mask);
 
 // New declarations go above this line; the emulated device implements every
 // declaration in ttl/detail/kernel_api_impl.h (header-only; see its comment).

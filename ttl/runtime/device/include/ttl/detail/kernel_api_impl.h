@@ -308,6 +308,11 @@ TTL_IMPL void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index)
   cop(TTL_CALL_SITE, TTL_COP_UNPACK, front_tile(d, tile_index), d[TTL_DFB_FORMAT], dst_index);
 }
 
+TTL_IMPL void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index) {
+  volatile uint32_t* d = dfb(cb_id, TTL_CALL_SITE);
+  cop(TTL_CALL_SITE, TTL_COP_UNPACK, back_tile(d, tile_index), d[TTL_DFB_FORMAT], dst_index);
+}
+
 TTL_IMPL void add_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                         uint32_t dst_index) {
   binary(TTL_CALL_SITE, TTL_BINOP_ADD, cb_a, cb_b, tile_a, tile_b, dst_index);
@@ -337,6 +342,18 @@ TTL_IMPL void unary(uint32_t op, uint32_t dst_index) {
   cop(TTL_CALL_SITE, TTL_COP_UNARY, op, dst_index);
 }
 
+TTL_IMPL void unary_param(uint32_t op, uint32_t dst_index, uint32_t p0, uint32_t p1, uint32_t p2) {
+  cop(TTL_CALL_SITE, TTL_COP_UNARY_PARAM, op, dst_index, p0, p1, p2);
+}
+
+TTL_IMPL void compare_zero(uint32_t kind, uint32_t dst_index) {
+  cop(TTL_CALL_SITE, TTL_COP_COMPARE_ZERO, kind, dst_index);
+}
+
+TTL_IMPL void scalar(uint32_t op, uint32_t dst_index, uint32_t value_bits) {
+  cop(TTL_CALL_SITE, TTL_COP_SCALAR, op, dst_index, value_bits);
+}
+
 TTL_IMPL void fill_tile_bitcast(uint32_t dst_index, uint32_t value_bits) {
   cop(TTL_CALL_SITE, TTL_COP_FILL, dst_index, value_bits);
 }
@@ -352,6 +369,32 @@ TTL_IMPL void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile) 
   volatile uint32_t* d = dfb(cb_out, TTL_CALL_SITE);
   cop(TTL_CALL_SITE, TTL_COP_PACK, dst_index, back_tile(d, out_tile), d[TTL_DFB_FORMAT],
       pack_l1_acc);
+}
+
+TTL_IMPL void reduce_tile(uint32_t mode, uint32_t icb, uint32_t icb_scaler, uint32_t itile,
+                          uint32_t itile_scaler, uint32_t idst) {
+  volatile uint32_t* d = dfb(icb, TTL_CALL_SITE);
+  uint32_t s_addr = 0, s_fmt = TTL_SCALER_ONE_FMT;
+  if (icb_scaler != TTL_SCALER_ONE_CB) {
+    volatile uint32_t* s = dfb(icb_scaler, TTL_CALL_SITE);
+    s_addr = front_tile(s, itile_scaler);
+    s_fmt = s[TTL_DFB_FORMAT];
+  }
+  cop(TTL_CALL_SITE, TTL_COP_REDUCE, front_tile(d, itile), d[TTL_DFB_FORMAT], s_addr, s_fmt, idst,
+      mode);
+}
+
+TTL_IMPL void transpose_wh_tile(uint32_t icb, uint32_t itile, uint32_t idst) {
+  volatile uint32_t* d = dfb(icb, TTL_CALL_SITE);
+  cop(TTL_CALL_SITE, TTL_COP_TRANSPOSE, front_tile(d, itile), d[TTL_DFB_FORMAT], idst);
+}
+
+TTL_IMPL void where_tile(uint32_t idst0, uint32_t idst1, uint32_t idst2, uint32_t odst) {
+  cop(TTL_CALL_SITE, TTL_COP_WHERE, idst0, idst1, idst2, odst);
+}
+
+TTL_IMPL void mask(uint32_t dst_data, uint32_t dst_mask, uint32_t posinf) {
+  cop(TTL_CALL_SITE, TTL_COP_MASK, dst_data, dst_mask, posinf);
 }
 
 }  // namespace ttl_impl
@@ -441,6 +484,9 @@ TTL_NOTHING(unary_bcast_init, (uint32_t, BroadcastType))
 
 TTL_FORWARD_VOID(copy_tile, (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
                  (cb_id, tile_index, dst_index))
+TTL_FORWARD_VOID(copy_tile_from_reserved,
+                 (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
+                 (cb_id, tile_index, dst_index))
 
 #define TTL_BINARY_TILES(name)                                                               \
   TTL_FORWARD_VOID(name,                                                                     \
@@ -461,7 +507,43 @@ TTL_BINARY_DST(add_binary_tile, TTL_BINOP_ADD)
 TTL_BINARY_DST(sub_binary_tile, TTL_BINOP_SUB)
 TTL_BINARY_DST(mul_binary_tile, TTL_BINOP_MUL)
 TTL_BINARY_DST(div_binary_tile, TTL_BINOP_DIV)
+
+TTL_BINARY_DST(binary_max_tile, TTL_BINOP_MAX)
+TTL_BINARY_DST(binary_min_tile, TTL_BINOP_MIN)
+TTL_BINARY_DST(remainder_binary_tile, TTL_BINOP_MOD)
+TTL_BINARY_DST(floor_div_binary_tile, TTL_BINOP_FLOORDIV)
 #undef TTL_BINARY_DST
+TTL_NOTHING(binary_max_tile_init, ())
+TTL_NOTHING(binary_min_tile_init, ())
+TTL_NOTHING(remainder_binary_tile_init, ())
+TTL_NOTHING(floor_div_binary_tile_init, ())
+
+#define TTL_COMPARE_ZERO_TILE(name, kind)               \
+  TTL_NOTHING(name##_tile_init, ())                     \
+  TTL_INLINE void name##_tile(uint32_t dst_index) {     \
+    ttl_impl::compare_zero(kind, dst_index);            \
+    TTL_NO_TAIL();                                      \
+  }
+TTL_COMPARE_ZERO_TILE(gtz, TTL_CMPZ_GT)
+TTL_COMPARE_ZERO_TILE(ltz, TTL_CMPZ_LT)
+TTL_COMPARE_ZERO_TILE(gez, TTL_CMPZ_GE)
+TTL_COMPARE_ZERO_TILE(lez, TTL_CMPZ_LE)
+TTL_COMPARE_ZERO_TILE(eqz, TTL_CMPZ_EQ)
+TTL_COMPARE_ZERO_TILE(nez, TTL_CMPZ_NE)
+#undef TTL_COMPARE_ZERO_TILE
+
+TTL_NOTHING(binop_with_scalar_tile_init, ())
+#define TTL_SCALAR_TILE(name, code)                                      \
+  TTL_INLINE void name(uint32_t dst_index, uint32_t value_bits) {        \
+    ttl_impl::scalar(code, dst_index, value_bits);                       \
+    TTL_NO_TAIL();                                                       \
+  }
+TTL_SCALAR_TILE(add_unary_tile, TTL_BINOP_ADD)
+TTL_SCALAR_TILE(sub_unary_tile, TTL_BINOP_SUB)
+TTL_SCALAR_TILE(mul_unary_tile, TTL_BINOP_MUL)
+TTL_SCALAR_TILE(div_unary_tile, TTL_BINOP_DIV)
+TTL_SCALAR_TILE(rsub_unary_tile, TTL_BINOP_RSUB)
+#undef TTL_SCALAR_TILE
 
 #define TTL_UNARY_TILE(name, code)             \
   TTL_NOTHING(name##_tile_init, ())            \
@@ -479,7 +561,117 @@ TTL_UNARY_TILE(sigmoid, TTL_UNOP_SIGMOID)
 TTL_UNARY_TILE(tanh, TTL_UNOP_TANH)
 TTL_UNARY_TILE(abs, TTL_UNOP_ABS)
 TTL_UNARY_TILE(negative, TTL_UNOP_NEGATIVE)
+TTL_UNARY_TILE(exp2, TTL_UNOP_EXP2)
+TTL_UNARY_TILE(expm1, TTL_UNOP_EXPM1)
+TTL_UNARY_TILE(log1p, TTL_UNOP_LOG1P)
+TTL_UNARY_TILE(square, TTL_UNOP_SQUARE)
+TTL_UNARY_TILE(tan, TTL_UNOP_TAN)
+TTL_UNARY_TILE(atan, TTL_UNOP_ATAN)
+TTL_UNARY_TILE(atanh, TTL_UNOP_ATANH)
+TTL_UNARY_TILE(sin, TTL_UNOP_SIN)
+TTL_UNARY_TILE(asin, TTL_UNOP_ASIN)
+TTL_UNARY_TILE(asinh, TTL_UNOP_ASINH)
+TTL_UNARY_TILE(cos, TTL_UNOP_COS)
+TTL_UNARY_TILE(acos, TTL_UNOP_ACOS)
+TTL_UNARY_TILE(acosh, TTL_UNOP_ACOSH)
+TTL_UNARY_TILE(silu, TTL_UNOP_SILU)
+TTL_UNARY_TILE(softsign, TTL_UNOP_SOFTSIGN)
+TTL_UNARY_TILE(hardsigmoid, TTL_UNOP_HARDSIGMOID)
+TTL_UNARY_TILE(sign, TTL_UNOP_SIGN)
+TTL_UNARY_TILE(signbit, TTL_UNOP_SIGNBIT)
 #undef TTL_UNARY_TILE
+
+TTL_NOTHING(rounding_op_tile_init, ())
+TTL_INLINE void floor_tile(uint32_t dst_index) {
+  ttl_impl::unary(TTL_UNOP_FLOOR, dst_index);
+  TTL_NO_TAIL();
+}
+TTL_INLINE void ceil_tile(uint32_t dst_index) {
+  ttl_impl::unary(TTL_UNOP_CEIL, dst_index);
+  TTL_NO_TAIL();
+}
+TTL_INLINE void trunc_tile(uint32_t dst_index) {
+  ttl_impl::unary(TTL_UNOP_TRUNC, dst_index);
+  TTL_NO_TAIL();
+}
+TTL_INLINE void frac_tile(uint32_t dst_index) {
+  ttl_impl::unary(TTL_UNOP_FRAC, dst_index);
+  TTL_NO_TAIL();
+}
+
+template <bool fast_and_approx>
+TTL_INLINE void gelu_tile_init() {}
+template <bool fast_and_approx>
+TTL_INLINE void gelu_tile(uint32_t dst_index) {
+  ttl_impl::unary(fast_and_approx ? TTL_UNOP_GELU_APPROX : TTL_UNOP_GELU, dst_index);
+  TTL_NO_TAIL();
+}
+
+// Parameterised unary ops: one TTL_COP_UNARY_PARAM command (up to three parameters).
+TTL_INLINE void round_tile(uint32_t dst_index, int32_t decimals) {
+  ttl_impl::unary_param(TTL_UNOP_ROUND, dst_index, static_cast<uint32_t>(decimals), 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(power_tile_init, ())
+TTL_INLINE void power_tile(uint32_t dst_index, uint32_t exponent) {
+  ttl_impl::unary_param(TTL_UNOP_POWER, dst_index, exponent, 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(relu_max_tile_init, ())
+TTL_INLINE void relu_max_tile(uint32_t dst_index, uint32_t upper_limit) {
+  ttl_impl::unary_param(TTL_UNOP_RELU_MAX, dst_index, upper_limit, 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(relu_min_tile_init, ())
+TTL_INLINE void relu_min_tile(uint32_t dst_index, uint32_t lower_limit) {
+  ttl_impl::unary_param(TTL_UNOP_RELU_MIN, dst_index, lower_limit, 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(leaky_relu_tile_init, ())
+TTL_INLINE void leaky_relu_tile(uint32_t dst_index, uint32_t slope) {
+  ttl_impl::unary_param(TTL_UNOP_LEAKY_RELU, dst_index, slope, 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(elu_tile_init, ())
+TTL_INLINE void elu_tile(uint32_t dst_index, uint32_t alpha) {
+  ttl_impl::unary_param(TTL_UNOP_ELU, dst_index, alpha, 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(celu_tile_init, ())
+TTL_INLINE void celu_tile(uint32_t dst_index, uint32_t alpha, uint32_t alpha_recip) {
+  ttl_impl::unary_param(TTL_UNOP_CELU, dst_index, alpha, alpha_recip, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(prelu_tile_init, ())
+TTL_INLINE void prelu_tile(uint32_t dst_index, uint32_t alpha) {
+  ttl_impl::unary_param(TTL_UNOP_PRELU, dst_index, alpha, 0, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(softplus_tile_init, ())
+TTL_INLINE void softplus_tile(uint32_t dst_index, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold) {
+  ttl_impl::unary_param(TTL_UNOP_SOFTPLUS, dst_index, beta, beta_reciprocal, threshold);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(hardtanh_tile_init, ())
+TTL_INLINE void hardtanh_tile(uint32_t dst_index, uint32_t min, uint32_t max) {
+  ttl_impl::unary_param(TTL_UNOP_HARDTANH, dst_index, min, max, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(selu_tile_init, ())
+TTL_INLINE void selu_tile(uint32_t dst_index, uint32_t scale, uint32_t alpha) {
+  ttl_impl::unary_param(TTL_UNOP_SELU, dst_index, scale, alpha, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(clamp_tile_init, ())
+TTL_INLINE void clamp_tile(uint32_t dst_index, uint32_t min, uint32_t max) {
+  ttl_impl::unary_param(TTL_UNOP_CLAMP, dst_index, min, max, 0);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(threshold_tile_init, ())
+TTL_INLINE void threshold_tile(uint32_t dst_index, uint32_t threshold, uint32_t value) {
+  ttl_impl::unary_param(TTL_UNOP_THRESHOLD, dst_index, threshold, value, 0);
+  TTL_NO_TAIL();
+}
 
 TTL_FORWARD_VOID(fill_tile_bitcast, (uint32_t dst_index, uint32_t value_bits),
                  (dst_index, value_bits))
@@ -491,6 +683,34 @@ TTL_FORWARD_VOID(pack_tile, (uint32_t dst_index, uint32_t cb_out, uint32_t out_t
 
 TTL_INLINE void pack_reconfig_l1_acc(uint32_t enable) {
   ttl_detail::pack_l1_acc = enable ? 1 : 0;
+}
+
+// Reductions, transpose, where, mask. The *_init calls configure hardware
+// state the coprocessor model does not have.
+template <PoolType reduce_type, ReduceDim reduce_dim>
+TTL_INLINE void reduce_init(uint32_t, uint32_t, uint32_t) {}
+template <PoolType reduce_type, ReduceDim reduce_dim>
+TTL_INLINE void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile,
+                            uint32_t itile_scaler, uint32_t idst) {
+  ttl_impl::reduce_tile(static_cast<uint32_t>(reduce_type) | static_cast<uint32_t>(reduce_dim) << 4,
+                        icb, icb_scaler, itile, itile_scaler, idst);
+  TTL_NO_TAIL();
+}
+TTL_NOTHING(reduce_uninit, ())
+TTL_NOTHING(transpose_wh_init, (uint32_t, uint32_t))
+TTL_FORWARD_VOID(transpose_wh_tile, (uint32_t icb, uint32_t itile, uint32_t idst),
+                 (icb, itile, idst))
+TTL_NOTHING(where_tile_init, ())
+TTL_FORWARD_VOID(where_tile, (uint32_t idst0, uint32_t idst1, uint32_t idst2, uint32_t odst),
+                 (idst0, idst1, idst2, odst))
+TTL_NOTHING(mask_tile_init, ())
+TTL_INLINE void mask_tile(uint32_t dst_data, uint32_t dst_mask) {
+  ttl_impl::mask(dst_data, dst_mask, 0);
+  TTL_NO_TAIL();
+}
+TTL_INLINE void mask_posinf_tile(uint32_t dst_data, uint32_t dst_mask) {
+  ttl_impl::mask(dst_data, dst_mask, 1);
+  TTL_NO_TAIL();
 }
 
 #undef TTL_FORWARD

@@ -1,0 +1,1 @@
+"""Fixtures of the ttl.math compile tests: those of tests/compiler/conftest.py apply here."""

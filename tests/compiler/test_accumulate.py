@@ -1,0 +1,302 @@
+"""In-place block math (``+=``), accumulators and reading a reserved block back (RW).
+
+IR and C++ with FileCheck, and the located errors of misuse.
+"""
+
+from __future__ import annotations
+
+import pytest
+from compiler_testlib import filecheck
+
+SPECS = {"a": "bf16[32,128]", "b": "bf16[128,64]", "y": "bf16[32,64]"}
+
+PROGRAM = """
+import ttl
+
+
+@ttl.operation(grid=(1, 1))
+def op(a, b, y):
+    K = a.shape[1] // 32
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(1, 2), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 2), block_count=2)
+
+    @ttl.compute()
+    def compute():
+{compute}
+
+    @ttl.datamovement()
+    def read():
+        for k in range(K):
+            with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk:
+                ttl.copy(a[0, k], a_blk).wait()
+                ttl.copy(b[k, 0:2], b_blk).wait()
+
+    @ttl.datamovement()
+    def write():
+        with y_dfb.wait() as y_blk:
+            ttl.copy(y_blk, y[0, 0:2]).wait()
+"""
+
+MATMUL = """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill(0.0, shape=(1, 2))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc {op} a_blk @ b_blk
+            y_blk.store(acc)
+"""
+
+
+def _src(compute: str) -> str:
+    return PROGRAM.format(compute=compute.rstrip("\n"))
+
+
+def test_loop_carried_accumulator_ir(compile_source):
+    result = compile_source(_src(MATMUL.format(op="+=")), "op", SPECS)
+    filecheck(
+        result.ir,
+        """
+        CHECK: ttl.dfb @acc_compute_acc {{.*}}block_count = 1 : i64
+        CHECK-SAME: dfb_type = !ttl.dfb<1x2xbf16>
+        CHECK: ttl.kernel @compute
+        CHECK: %[[D:.*]] = ttl.get_dfb @acc_compute_acc
+        CHECK: %[[ACC:acc]] = ttl.reserve %[[D]]
+        CHECK: ttl.fill 0.000000e+00
+        CHECK: ttl.store %{{.*}}, %[[ACC]] {acc = false}
+        CHECK: scf.for
+        CHECK: ttl.matmul
+        CHECK: ttl.store %{{.*}}, %[[ACC]] {acc = true}
+        CHECK: ttl.read %[[ACC]]
+        CHECK: ttl.push %[[ACC]]
+        CHECK: %[[W:.*]] = ttl.wait %[[D]]
+        CHECK: ttl.pop %[[W]]
+        """,
+    )
+    assert (
+        'protocol = #ttl.protocol<balanced [2]>, lifetime = #ttl.lifetime<kernels ["op.compute"]'
+        in result.ir
+    )
+
+
+def test_loop_carried_accumulator_cpp(compile_source):
+    result = compile_source(_src(MATMUL.format(op="+=")), "op", SPECS)
+    filecheck(
+        result.sources["compute.cpp"],
+        """
+        CHECK: void kernel_main() {
+        CHECK-NEXT: // {{.*}}: def compute():
+        CHECK-NEXT: cb_reserve_back(dfb_acc_compute_acc, 2);
+        CHECK: fill_tile_bitcast(
+        CHECK: pack_tile({{.*}}dfb_acc_compute_acc
+        CHECK: for (int32_t
+        CHECK: matmul_tiles(dfb_a_dfb, dfb_b_dfb
+        CHECK: pack_reconfig_l1_acc(1);
+        CHECK: pack_tile({{.*}}dfb_acc_compute_acc
+        CHECK: pack_reconfig_l1_acc(0);
+        CHECK: y_blk.store(acc)
+        CHECK: copy_tile_from_reserved(dfb_acc_compute_acc,
+        CHECK: pack_tile({{.*}}dfb_y_dfb
+        CHECK: cb_push_back(dfb_y_dfb, 2);
+        CHECK: cb_push_back(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_wait_front(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_pop_front(dfb_acc_compute_acc, 2);
+        """,
+    )
+
+
+@pytest.mark.parametrize(("op", "api"), [("-=", "sub_binary_tile"), ("*=", "mul_binary_tile")])
+def test_other_in_place_ops_read_back(compile_source, op, api):
+    result = compile_source(_src(MATMUL.format(op=op)), "op", SPECS)
+    filecheck(
+        result.sources["compute.cpp"],
+        f"""
+        CHECK: for (int32_t
+        CHECK: copy_tile_from_reserved(dfb_acc_compute_acc,
+        CHECK: matmul_tiles(
+        CHECK: {api}(
+        CHECK-NOT: pack_reconfig_l1_acc
+        CHECK: pack_tile(
+        """,
+    )
+
+
+def test_accumulator_reassigned_reads_itself(compile_source):
+    src = _src(
+        """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill(1.0, shape=(1, 2))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc += a_blk @ b_blk
+            acc = acc * 2.0
+            y_blk.store(acc)
+"""
+    )
+    result = compile_source(src, "op", SPECS)
+    filecheck(
+        result.sources["compute.cpp"],
+        """
+        CHECK: acc = acc * 2.0
+        CHECK: copy_tile_from_reserved(dfb_acc_compute_acc,
+        CHECK: mul_unary_tile(
+        CHECK: pack_tile({{.*}}dfb_acc_compute_acc
+        """,
+    )
+
+
+def test_reserved_block_read_back_after_store(compile_source):
+    src = _src(
+        """\
+        for _ in range(K):
+            with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                pass
+        with y_dfb.reserve() as y_blk:
+            y_blk.store(ttl.math.fill(2.0, shape=(1, 2)))
+            y_blk.store(y_blk * y_blk + 1.0)
+"""
+    )
+    result = compile_source(src, "op", SPECS)
+    filecheck(
+        result.sources["compute.cpp"],
+        """
+        CHECK: y_blk.store(y_blk * y_blk + 1.0)
+        CHECK: copy_tile_from_reserved(dfb_y_dfb, [[T:.*]], [[D:.*]]);
+        CHECK-NEXT: copy_tile_init(dfb_y_dfb);
+        CHECK-NEXT: copy_tile_from_reserved(dfb_y_dfb, [[T]], [[D]] + 1);
+        CHECK: mul_binary_tile([[D]], [[D]] + 1, [[D]]);
+        CHECK: add_unary_tile([[D]], 0x3f800000u);
+        CHECK: pack_tile(
+        """,
+    )
+
+
+def test_in_place_on_reserved_block(compile_source):
+    src = _src(
+        """\
+        with y_dfb.reserve() as y_blk:
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    y_blk += a_blk @ b_blk
+"""
+    )
+    result = compile_source(src, "op", SPECS)
+    assert "acc_compute" not in result.ir  # no accumulator DFB: the block itself
+    filecheck(
+        result.sources["compute.cpp"],
+        """
+        CHECK: matmul_tiles(
+        CHECK: pack_reconfig_l1_acc(1);
+        CHECK: pack_tile({{.*}}dfb_y_dfb
+        """,
+    )
+
+
+LOOP_OK = """\
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    {stmt}  # ERROR
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (  # += on an integer with a block
+            """\
+        with y_dfb.reserve() as y_blk:
+            n = 0
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    n += a_blk @ b_blk  # ERROR
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+""",
+            ["'n' is a runtime int, not a block", "n = ttl.math.fill(0.0"],
+        ),
+        (  # shape mismatch names both shapes
+            """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill(0.0, shape=(1, 1))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc += a_blk @ b_blk  # ERROR
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+""",
+            ["'acc += ...' updates a (1, 1) block with a (1, 2) expression"],
+        ),
+        (  # accumulator re-assigned with another shape
+            """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill(0.0, shape=(1, 2))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc += a_blk @ b_blk
+            acc = ttl.math.fill(0.0, shape=(2, 2))  # ERROR
+            y_blk.store(acc)
+""",
+            ["accumulator 'acc' has shape (1, 2) but is assigned a (2, 2) expression"],
+        ),
+        (  # MR: += on a waited block
+            """\
+        with y_dfb.reserve() as y_blk:
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    b_blk += b_blk  # ERROR
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+""",
+            ["block state MR", "wait() -> +="],
+        ),
+        (  # MW: += on a reserved block never stored
+            """\
+        with y_dfb.reserve() as y_blk:
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    y_blk += a_blk @ b_blk  # ERROR
+""",
+            ["block state MW", "reserve() -> +="],
+        ),
+        (  # @= is not an in-place block operator
+            """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill(0.0, shape=(1, 2))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc @= b_blk  # ERROR
+            y_blk.store(acc)
+""",
+            ["'MatMult' in-place operator is not supported on blocks"],
+        ),
+        (  # no shape for the accumulator
+            """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill(0.0)  # ERROR
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc += a_blk @ b_blk
+            y_blk.store(acc)
+""",
+            ["cannot infer the shape of accumulator 'acc'"],
+        ),
+        (  # matmul operand read back from a reserved block
+            """\
+        with y_dfb.reserve() as y_blk:
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    y_blk.store(ttl.math.broadcast(y_blk, dims=[0], shape=(1, 2)))  # ERROR
+""",
+            ["acquired with wait()", "read back element-wise"],
+        ),
+    ],
+)
+def test_accumulate_errors(compile_error, body, words):
+    src = _src(body).lstrip("\n")
+    err = compile_error(src, "op", SPECS)
+    text = err.render()
+    for w in words:
+        assert w in text, text
+    line = next(i for i, s in enumerate(src.splitlines(), 1) if "# ERROR" in s)
+    assert err.loc.line == line, text
+    assert "# ERROR" in text  # the source line is shown
+    assert err.hint, text

@@ -1,0 +1,159 @@
+"""In-place block math on the emulator: accumulators across a loop, read-back (RW).
+
+Against NumPy float64 at bf16 tolerance, on both targets (the ``target`` fixture).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ttl.compiler.driver import load_operation
+from ttl.host import jit
+
+PROGRAM = """
+import ttl
+
+
+@ttl.operation(grid=(1, 1))
+def op(a, b, y):
+    K = a.shape[1] // 32
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(1, 2), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 2), block_count=2)
+
+    @ttl.compute()
+    def compute():
+{compute}
+
+    @ttl.datamovement()
+    def read():
+        for k in range(K):
+            with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk:
+                ttl.copy(a[0, k], a_blk).wait()
+                ttl.copy(b[k, 0:2], b_blk).wait()
+
+    @ttl.datamovement()
+    def write():
+        with y_dfb.wait() as y_blk:
+            ttl.copy(y_blk, y[0, 0:2]).wait()
+"""
+
+LOOP = """\
+        with y_dfb.reserve() as y_blk:
+            acc = ttl.math.fill({init}, shape=(1, 2))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    acc {op} {rhs}
+            y_blk.store({final})
+"""
+
+K = 4
+
+
+def _inputs(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (32, 32 * K)).astype(ml_dtypes.bfloat16)
+    b = rng.uniform(0.5, 1.5, (32 * K, 64)).astype(ml_dtypes.bfloat16)
+    return a, b
+
+
+def _run(tmp_path, compute: str, target: str, a, b) -> np.ndarray:
+    path = tmp_path / f"acc_prog_{abs(hash(compute)) % 10**8}.py"
+    path.write_text(PROGRAM.format(compute=compute.rstrip("\n")))
+    op = load_operation(str(path), "op")
+    y = np.zeros((32, 64), dtype=ml_dtypes.bfloat16)
+    jit.run_operation(op, a, b, y, target=target)
+    return y.astype(np.float64)
+
+
+def _b_block(b: np.ndarray, k: int) -> np.ndarray:
+    return b[32 * k : 32 * (k + 1), :].astype(np.float64)
+
+
+def test_matmul_accumulated_over_k(tmp_path, target):
+    a, b = _inputs()
+    y = _run(
+        tmp_path, LOOP.format(init=0.0, op="+=", rhs="a_blk @ b_blk", final="acc"), target, a, b
+    )
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    # Each partial product and each running sum is rounded to bf16 (packer L1 accumulation).
+    np.testing.assert_allclose(y, ref, rtol=K * 2.0**-7, atol=K * 2.0**-7 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize(
+    ("init", "op", "final", "ref"),
+    [
+        (1.0, "+=", "acc * 0.5", lambda parts: (1.0 + sum(parts)) * 0.5),
+        (10.0, "-=", "acc", lambda parts: 10.0 - sum(parts)),
+        (1.0, "*=", "acc + 1.0", lambda parts: np.prod(parts, axis=0) + 1.0),
+    ],
+)
+def test_in_place_operators(tmp_path, target, init, op, final, ref):
+    a, b = _inputs(1)
+    # rhs: an element-wise (1, 2) expression from b only (a's tile is unused here).
+    rhs = "b_blk * 1.0"
+    y = _run(tmp_path, LOOP.format(init=init, op=op, rhs=rhs, final=final), target, a, b)
+    parts = [_b_block(b, k) for k in range(K)]
+    want = ref(parts)
+    np.testing.assert_allclose(y, want, rtol=(K + 1) * 2.0**-7, atol=1e-6)
+
+
+def test_reserved_block_read_back(tmp_path, target):
+    a, b = _inputs(2)
+    compute = """\
+        for k in range(K):
+            with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                pass
+        with y_dfb.reserve() as y_blk:
+            y_blk.store(ttl.math.fill(3.0, shape=(1, 2)))
+            y_blk.store(y_blk * y_blk + 1.0)
+"""
+    y = _run(tmp_path, compute, target, a, b)
+    np.testing.assert_array_equal(y, np.full((32, 64), 10.0))
+
+
+def test_in_place_on_reserved_block(tmp_path, target):
+    a, b = _inputs(3)
+    compute = """\
+        with y_dfb.reserve() as y_blk:
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    y_blk += a_blk @ b_blk
+"""
+    y = _run(tmp_path, compute, target, a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(y, ref, rtol=K * 2.0**-7, atol=K * 2.0**-7 * np.abs(ref).max())
+
+
+def test_accumulator_in_nested_loops(tmp_path, target):
+    """The accumulator re-initialised per outer iteration (the spec's matmul idiom)."""
+    a, b = _inputs(4)
+    compute = """\
+        for _ in range(2):
+            with y_dfb.reserve() as y_blk:
+                acc = ttl.math.fill(0.0, shape=(1, 2))
+                for _ in range(K // 2):
+                    with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                        acc += a_blk @ b_blk
+                y_blk.store(acc)
+"""
+    path = tmp_path / "nested.py"
+    src = PROGRAM.format(compute=compute.rstrip("\n")).replace(
+        """        with y_dfb.wait() as y_blk:
+            ttl.copy(y_blk, y[0, 0:2]).wait()""",
+        """        for i in range(2):
+            with y_dfb.wait() as y_blk:
+                ttl.copy(y_blk, y[i, 0:2]).wait()""",
+    )
+    path.write_text(src)
+    op = load_operation(str(path), "op")
+    y = np.zeros((64, 64), dtype=ml_dtypes.bfloat16)
+    jit.run_operation(op, a, b, y, target=target)
+    h = K // 2
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = np.vstack([a64[:, : 32 * h] @ b64[: 32 * h], a64[:, 32 * h :] @ b64[32 * h :]])
+    got = y.astype(np.float64)
+    np.testing.assert_allclose(got, ref, rtol=h * 2.0**-7, atol=h * 2.0**-7 * np.abs(ref).max())

@@ -25,6 +25,8 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from xdsl.ir import SSAValue
+
 from ttl import dsl
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
@@ -95,11 +97,26 @@ class AccumulateMixin(MixinBase):
     def _new_accumulator(
         self, name: str, shape: tuple[int, ...], dtype: str, node: ast.AST
     ) -> BlockHandle:
+        dfb, ref = self._compiler_buffer(f"acc_{self.thread.name}_{name}", shape, dtype, node)
+        # Reserved once at the kernel entry (after the symbol reads of the header).
+        reserve = d.ReserveOp(ref)
+        reserve.location = self._loc(self.thread.def_node)
+        reserve.results[0].name_hint = name
+        self.header.append(reserve)
+        h = BlockHandle(reserve.results[0], dfb, "reserve", node, 0, name, accumulator=True)
+        self.accumulators[name] = h
+        return h
+
+    def _compiler_buffer(
+        self, base: str, shape: tuple[int, ...], dtype: str, node: ast.AST
+    ) -> tuple[AccumulatorBuffer, SSAValue]:
+        """A one-block DFB the compiler adds to the operation, named ``base`` (made unique)."""
         taken = {f.name for f in self.model.dfbs}
-        dfb_name, n = f"acc_{self.thread.name}_{name}".replace(".", "_"), 1
+        base = base.replace(".", "_")
+        dfb_name, n = base, 1
         while dfb_name in taken:
             n += 1
-            dfb_name = f"acc_{self.thread.name}_{name}_{n}".replace(".", "_")
+            dfb_name = f"{base}_{n}"
         like = next((t for t in self.model.tensors if t.spec.dtype == dtype), None)
         dfb = AccumulatorBuffer(
             like or self.model.tensors[0],
@@ -112,15 +129,7 @@ class AccumulateMixin(MixinBase):
         )
         self.model.dfbs.append(dfb)
         self.symbols.dfb_types[dfb_name] = d.DFBType(shape, bx.element_type(dtype))
-        ref = self.ref(dfb, node)
-        # Reserved once at the kernel entry (after the symbol reads of the header).
-        reserve = d.ReserveOp(ref)
-        reserve.location = self._loc(self.thread.def_node)
-        reserve.results[0].name_hint = name
-        self.header.append(reserve)
-        h = BlockHandle(reserve.results[0], dfb, "reserve", node, 0, name, accumulator=True)
-        self.accumulators[name] = h
-        return h
+        return dfb, self.ref(dfb, node)
 
     def materialize_operand(self, expr: bx.Expr, node: ast.AST, what: str) -> bx.Expr:
         """``expr`` as a waited block: a sub-expression where a block must be read.
@@ -141,25 +150,9 @@ class AccumulateMixin(MixinBase):
                 "give the broadcast or fill in it an explicit shape=(rows, cols)",
             )
         line = getattr(node, "lineno", 0)
-        taken = {f.name for f in self.model.dfbs}
-        dfb_name, n = f"expr_{self.thread.name}_{line}".replace(".", "_"), 1
-        while dfb_name in taken:
-            n += 1
-            dfb_name = f"expr_{self.thread.name}_{line}_{n}".replace(".", "_")
         dtype = self.accumulator_dtype(expr)
-        like = next((t for t in self.model.tensors if t.spec.dtype == dtype), None)
-        dfb = AccumulatorBuffer(
-            like or self.model.tensors[0],
-            shape,
-            1,
-            node_loc(self.filename, node),
-            len(self.model.dfbs),
-            dfb_name,
-            acc_dtype=dtype,
-        )
-        self.model.dfbs.append(dfb)
-        self.symbols.dfb_types[dfb_name] = d.DFBType(shape, bx.element_type(dtype))
-        ref = self.ref(dfb, node)
+        dfb, ref = self._compiler_buffer(f"expr_{self.thread.name}_{line}", shape, dtype, node)
+        dfb_name = dfb.name
         reserved = self.emit(d.ReserveOp(ref)).results[0]
         h = BlockHandle(reserved, dfb, "reserve", node, self.loop_depth, dfb_name)
         h.accumulator = True  # operands of any dtype (unpacked to DST), as accumulators

@@ -218,32 +218,23 @@ class ExprLowering:
         return self._reads[key]
 
     def _lower_binary(self, e: Binary, expected: Shape | None) -> SSAValue:
-        ls, rs = self.shape_of(e.lhs), self.shape_of(e.rhs)
-        if ls and rs and ls != rs:
-            raise self.error(
-                f"operands of '{_OP_SYMBOLS[e.op]}' have shapes {_fmt(ls)} and {_fmt(rs)}",
-                e.node,
-                "use operands of one shape, or ttl.math.broadcast(x, dims=[...]) to expand "
-                "a size-1 dimension",
-            )
-        shape = ls or rs or expected
-        if shape is None:
-            raise self.error(
-                "cannot infer the shape of this expression",
-                e.node,
-                "give the broadcast or fill an explicit shape=(rows, cols)",
-            )
-        lhs = self.lower(e.lhs, shape)
-        rhs = self.lower(e.rhs, shape)
+        lhs, rhs, shape = self._lower_operands(e.lhs, e.rhs, _OP_SYMBOLS[e.op], e.node, expected)
         return self.emit(d.BINARY_OPS[e.op](lhs, rhs, self._tiles(shape))).results[0]
 
     def _lower_binaryfn(self, e: BinaryFn, expected: Shape | None) -> SSAValue:
-        ls, rs = self.shape_of(e.lhs), self.shape_of(e.rhs)
         what = _FN_SYMBOLS.get(e.fn, f"ttl.math.{e.fn}")
+        lhs, rhs, _ = self._lower_operands(e.lhs, e.rhs, what, e.node, expected)
+        return self.emit(d.BinaryFnOp(d.BinaryFnEnum(e.fn), lhs, rhs)).results[0]
+
+    def _lower_operands(
+        self, lhs: Expr, rhs: Expr, what: str, node: ast.AST, expected: Shape | None
+    ) -> tuple[SSAValue, SSAValue, Shape]:
+        """Both operands of an element-wise binary, lowered at their common shape."""
+        ls, rs = self.shape_of(lhs), self.shape_of(rhs)
         if ls and rs and ls != rs:
             raise self.error(
                 f"operands of '{what}' have shapes {_fmt(ls)} and {_fmt(rs)}",
-                e.node,
+                node,
                 "use operands of one shape, or ttl.math.broadcast(x, dims=[...]) to expand "
                 "a size-1 dimension",
             )
@@ -251,12 +242,10 @@ class ExprLowering:
         if shape is None:
             raise self.error(
                 "cannot infer the shape of this expression",
-                e.node,
+                node,
                 "give the broadcast or fill an explicit shape=(rows, cols)",
             )
-        lhs = self.lower(e.lhs, shape)
-        rhs = self.lower(e.rhs, shape)
-        return self.emit(d.BinaryFnOp(d.BinaryFnEnum(e.fn), lhs, rhs)).results[0]
+        return self.lower(lhs, shape), self.lower(rhs, shape), shape
 
     def _lower_scalar(self, e: Scalar, expected: Shape | None) -> SSAValue:
         operand = self.lower(e.operand, expected)

@@ -104,7 +104,9 @@ def main() -> None:
         theirs = median_call(
             "tt-lang-sim", [str(sim), str(TIMER), "--", str(PROGRAM)], {}, args.repeat
         )
-    print(f"speed: ours is {theirs / mine:.1f}x faster per operation call")
+    ratio = theirs / mine
+    word = "faster" if ratio >= 1 else "slower"
+    print(f"speed: tt-lang-sim's time / ours = {ratio:.2f} (ours is {word} per operation call)")
     print("emulator cost per tile operation (coprocessor model, resolved commands):")
     for name, us in tile_op_costs().items():
         print(f"  {name:28} {us:6.2f} us/tile")

@@ -6,37 +6,10 @@ IR and C++ with FileCheck, and the located errors of misuse.
 from __future__ import annotations
 
 import pytest
+from accumulate_program import PROGRAM
 from compiler_testlib import filecheck
 
 SPECS = {"a": "bf16[32,128]", "b": "bf16[128,64]", "y": "bf16[32,64]"}
-
-PROGRAM = """
-import ttl
-
-
-@ttl.operation(grid=(1, 1))
-def op(a, b, y):
-    K = a.shape[1] // 32
-    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
-    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(1, 2), block_count=2)
-    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 2), block_count=2)
-
-    @ttl.compute()
-    def compute():
-{compute}
-
-    @ttl.datamovement()
-    def read():
-        for k in range(K):
-            with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk:
-                ttl.copy(a[0, k], a_blk).wait()
-                ttl.copy(b[k, 0:2], b_blk).wait()
-
-    @ttl.datamovement()
-    def write():
-        with y_dfb.wait() as y_blk:
-            ttl.copy(y_blk, y[0, 0:2]).wait()
-"""
 
 MATMUL = """\
         with y_dfb.reserve() as y_blk:

@@ -581,23 +581,18 @@ TTL_UNARY_TILE(sign, TTL_UNOP_SIGN)
 TTL_UNARY_TILE(signbit, TTL_UNOP_SIGNBIT)
 #undef TTL_UNARY_TILE
 
+// floor, ceil, trunc, frac share TT-Metal's rounding_op_tile_init().
 TTL_NOTHING(rounding_op_tile_init, ())
-TTL_INLINE void floor_tile(uint32_t dst_index) {
-  ttl_impl::unary(TTL_UNOP_FLOOR, dst_index);
-  TTL_NO_TAIL();
-}
-TTL_INLINE void ceil_tile(uint32_t dst_index) {
-  ttl_impl::unary(TTL_UNOP_CEIL, dst_index);
-  TTL_NO_TAIL();
-}
-TTL_INLINE void trunc_tile(uint32_t dst_index) {
-  ttl_impl::unary(TTL_UNOP_TRUNC, dst_index);
-  TTL_NO_TAIL();
-}
-TTL_INLINE void frac_tile(uint32_t dst_index) {
-  ttl_impl::unary(TTL_UNOP_FRAC, dst_index);
-  TTL_NO_TAIL();
-}
+#define TTL_ROUNDING_TILE(name, code)                \
+  TTL_INLINE void name##_tile(uint32_t dst_index) { \
+    ttl_impl::unary(code, dst_index);               \
+    TTL_NO_TAIL();                                  \
+  }
+TTL_ROUNDING_TILE(floor, TTL_UNOP_FLOOR)
+TTL_ROUNDING_TILE(ceil, TTL_UNOP_CEIL)
+TTL_ROUNDING_TILE(trunc, TTL_UNOP_TRUNC)
+TTL_ROUNDING_TILE(frac, TTL_UNOP_FRAC)
+#undef TTL_ROUNDING_TILE
 
 template <bool fast_and_approx>
 TTL_INLINE void gelu_tile_init() {}
@@ -612,66 +607,44 @@ TTL_INLINE void round_tile(uint32_t dst_index, int32_t decimals) {
   ttl_impl::unary_param(TTL_UNOP_ROUND, dst_index, static_cast<uint32_t>(decimals), 0, 0);
   TTL_NO_TAIL();
 }
-TTL_NOTHING(power_tile_init, ())
-TTL_INLINE void power_tile(uint32_t dst_index, uint32_t exponent) {
-  ttl_impl::unary_param(TTL_UNOP_POWER, dst_index, exponent, 0, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(relu_max_tile_init, ())
-TTL_INLINE void relu_max_tile(uint32_t dst_index, uint32_t upper_limit) {
-  ttl_impl::unary_param(TTL_UNOP_RELU_MAX, dst_index, upper_limit, 0, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(relu_min_tile_init, ())
-TTL_INLINE void relu_min_tile(uint32_t dst_index, uint32_t lower_limit) {
-  ttl_impl::unary_param(TTL_UNOP_RELU_MIN, dst_index, lower_limit, 0, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(leaky_relu_tile_init, ())
-TTL_INLINE void leaky_relu_tile(uint32_t dst_index, uint32_t slope) {
-  ttl_impl::unary_param(TTL_UNOP_LEAKY_RELU, dst_index, slope, 0, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(elu_tile_init, ())
-TTL_INLINE void elu_tile(uint32_t dst_index, uint32_t alpha) {
-  ttl_impl::unary_param(TTL_UNOP_ELU, dst_index, alpha, 0, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(celu_tile_init, ())
-TTL_INLINE void celu_tile(uint32_t dst_index, uint32_t alpha, uint32_t alpha_recip) {
-  ttl_impl::unary_param(TTL_UNOP_CELU, dst_index, alpha, alpha_recip, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(prelu_tile_init, ())
-TTL_INLINE void prelu_tile(uint32_t dst_index, uint32_t alpha) {
-  ttl_impl::unary_param(TTL_UNOP_PRELU, dst_index, alpha, 0, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(softplus_tile_init, ())
-TTL_INLINE void softplus_tile(uint32_t dst_index, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold) {
-  ttl_impl::unary_param(TTL_UNOP_SOFTPLUS, dst_index, beta, beta_reciprocal, threshold);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(hardtanh_tile_init, ())
-TTL_INLINE void hardtanh_tile(uint32_t dst_index, uint32_t min, uint32_t max) {
-  ttl_impl::unary_param(TTL_UNOP_HARDTANH, dst_index, min, max, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(selu_tile_init, ())
-TTL_INLINE void selu_tile(uint32_t dst_index, uint32_t scale, uint32_t alpha) {
-  ttl_impl::unary_param(TTL_UNOP_SELU, dst_index, scale, alpha, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(clamp_tile_init, ())
-TTL_INLINE void clamp_tile(uint32_t dst_index, uint32_t min, uint32_t max) {
-  ttl_impl::unary_param(TTL_UNOP_CLAMP, dst_index, min, max, 0);
-  TTL_NO_TAIL();
-}
-TTL_NOTHING(threshold_tile_init, ())
-TTL_INLINE void threshold_tile(uint32_t dst_index, uint32_t threshold, uint32_t value) {
-  ttl_impl::unary_param(TTL_UNOP_THRESHOLD, dst_index, threshold, value, 0);
-  TTL_NO_TAIL();
-}
+// Parameter words p0..p2 of TTL_COP_UNARY_PARAM (float parameters as bit patterns).
+#define TTL_UNARY_PARAM_TILE(name, code, params, p0, p1, p2) \
+  TTL_NOTHING(name##_tile_init, ())                           \
+  TTL_INLINE void name##_tile params {                        \
+    ttl_impl::unary_param(code, dst_index, p0, p1, p2);       \
+    TTL_NO_TAIL();                                            \
+  }
+TTL_UNARY_PARAM_TILE(power, TTL_UNOP_POWER, (uint32_t dst_index, uint32_t exponent), exponent, 0, 0)
+TTL_UNARY_PARAM_TILE(relu_max, TTL_UNOP_RELU_MAX,
+                     (uint32_t dst_index, uint32_t upper_limit),
+                     upper_limit, 0, 0)
+TTL_UNARY_PARAM_TILE(relu_min, TTL_UNOP_RELU_MIN,
+                     (uint32_t dst_index, uint32_t lower_limit),
+                     lower_limit, 0, 0)
+TTL_UNARY_PARAM_TILE(leaky_relu, TTL_UNOP_LEAKY_RELU,
+                     (uint32_t dst_index, uint32_t slope),
+                     slope, 0, 0)
+TTL_UNARY_PARAM_TILE(elu, TTL_UNOP_ELU, (uint32_t dst_index, uint32_t alpha), alpha, 0, 0)
+TTL_UNARY_PARAM_TILE(celu, TTL_UNOP_CELU,
+                     (uint32_t dst_index, uint32_t alpha, uint32_t alpha_recip),
+                     alpha, alpha_recip, 0)
+TTL_UNARY_PARAM_TILE(prelu, TTL_UNOP_PRELU, (uint32_t dst_index, uint32_t alpha), alpha, 0, 0)
+TTL_UNARY_PARAM_TILE(softplus, TTL_UNOP_SOFTPLUS,
+                     (uint32_t dst_index, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold),
+                     beta, beta_reciprocal, threshold)
+TTL_UNARY_PARAM_TILE(hardtanh, TTL_UNOP_HARDTANH,
+                     (uint32_t dst_index, uint32_t min, uint32_t max),
+                     min, max, 0)
+TTL_UNARY_PARAM_TILE(selu, TTL_UNOP_SELU,
+                     (uint32_t dst_index, uint32_t scale, uint32_t alpha),
+                     scale, alpha, 0)
+TTL_UNARY_PARAM_TILE(clamp, TTL_UNOP_CLAMP,
+                     (uint32_t dst_index, uint32_t min, uint32_t max),
+                     min, max, 0)
+TTL_UNARY_PARAM_TILE(threshold, TTL_UNOP_THRESHOLD,
+                     (uint32_t dst_index, uint32_t threshold, uint32_t value),
+                     threshold, value, 0)
+#undef TTL_UNARY_PARAM_TILE
 
 TTL_FORWARD_VOID(fill_tile_bitcast, (uint32_t dst_index, uint32_t value_bits),
                  (dst_index, value_bits))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -41,3 +42,21 @@ def make_bundle(kernels_dir: Path, manifest: dict, out: Path) -> Path:
     ir = (kernels_dir / f"{manifest['operation']['name']}.mlir").read_text()
     toolchain.build_bundle(out, sources, manifest, ir)
     return out
+
+
+def load_example(path: Path, prefix: str = "example"):
+    """Imports an example file as a module (its OPERATION, SPECS, reference...)."""
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def example_bundle(path: Path, mod, target: str, tmp: Path) -> tuple[dict, Path]:
+    """Compiles example ``mod`` (from ``path``) with ttlc for ``target``; its manifest and
+    bundle."""
+    manifest = compile_operation(
+        str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp / "ttlc", target
+    )
+    return manifest, make_bundle(tmp / "ttlc", manifest, tmp / "bundle")

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
-from rt_bundle import ROOT, compile_operation, make_bundle
+from rt_bundle import ROOT, example_bundle, load_example
 
 from ttl.host import toolchain
 from ttl.runtime import Device, load_bundle, run
@@ -18,24 +16,15 @@ EXAMPLES = sorted((ROOT / "examples" / "basic").glob("*.py"))
 TARGETS = ("wormhole_b0", "blackhole")
 
 
-def _module(path: Path):
-    spec = importlib.util.spec_from_file_location(f"example_{path.stem}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_matches_numpy_reference(path, target, tmp_path):
     if toolchain.find_compiler() is None:
         pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
-    mod = _module(path)
-    manifest = compile_operation(
-        str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp_path / "ttlc", target
-    )
+    mod = load_example(path, "example")
+    manifest, bundle_dir = example_bundle(path, mod, target, tmp_path)
     assert manifest["target"] == target
-    bundle = load_bundle(make_bundle(tmp_path / "ttlc", manifest, tmp_path / "bundle"))
+    bundle = load_bundle(bundle_dir)
     rng = np.random.default_rng(0)
     arrays = [
         rng.uniform(-1, 1, t.shape)

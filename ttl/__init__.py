@@ -37,6 +37,7 @@ from ttl.extern import (
     raw_addr,
 )
 from ttl.operation import Operation, install_backend, operation
+from ttl.options import CompilerOptions
 from ttl.specs import TensorSpec
 
 
@@ -66,6 +67,7 @@ bfloat16 = "bf16"
 float32 = "f32"
 
 __all__ = [
+    "CompilerOptions",
     "DFBEffect",
     "DataflowBuffer",
     "DispatchCondition",

@@ -8,12 +8,14 @@ JIT, imported only when first used).
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 from ttl.identity import bind_captured_handles, function_identity
+from ttl.options import CompilerOptions, OptionsError
 
 Grid = tuple[int, ...] | str
 
@@ -29,6 +31,7 @@ class Backend(Protocol):
         target: str | None,
         grid: Grid | None,
         include_dirs: tuple[str, ...],
+        options: CompilerOptions | None,
     ) -> Any:
         """Compile ``op`` for ``specs``; returns a ``ttl.compiler.driver.CompileResult``."""
         ...
@@ -64,11 +67,24 @@ class Operation:
     operation with tensors is the runtime's JIT path.
     """
 
-    def __init__(self, fn: Callable[..., Any], grid: Grid, loc: SourceLoc):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        grid: Grid,
+        loc: SourceLoc,
+        *,
+        fp32_dest_acc_en: bool | None = None,
+        dst_full_sync_en: bool | None = None,
+        options: CompilerOptions | None = None,
+    ):
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.grid = grid
         self.loc = loc
+        # Compute options (docs/language.md): None lets the compiler choose.
+        self.fp32_dest_acc_en = fp32_dest_acc_en
+        self.dst_full_sync_en = dst_full_sync_en
+        self.options = options or CompilerOptions()
         self._identity: str | None = None
 
     @property
@@ -93,13 +109,27 @@ class Operation:
         target: str | None = None,
         grid: Grid | None = None,
         include_dirs: tuple[str, ...] = (),
+        options: str | CompilerOptions | None = None,
     ) -> Any:
         """Compile for tensor ``specs`` (name -> TensorSpec or spec string).
 
-        Returns a :class:`ttl.compiler.driver.CompileResult`.
+        ``options`` (flags or :class:`ttl.CompilerOptions`) override the
+        decorator's, field by field. Returns a
+        :class:`ttl.compiler.driver.CompileResult`.
         """
+        try:
+            overrides = CompilerOptions.coerce(options, "compile(options=...)")
+        except OptionsError as e:
+            raise TTLCompileError(
+                str(e), caller_loc(2), "run with --ttl-help for the list"
+            ) from None
         return _backend(self, "compile").compile(
-            self, dict(specs or {}), target=target, grid=grid, include_dirs=include_dirs
+            self,
+            dict(specs or {}),
+            target=target,
+            grid=grid,
+            include_dirs=include_dirs,
+            options=overrides,
         )
 
     def __call__(self, *tensors: Any, **kwargs: Any) -> Any:
@@ -109,12 +139,59 @@ class Operation:
         return f"<ttl.Operation {self.name} grid={self.grid!r}>"
 
 
-def operation(grid: Grid = (1, 1)) -> Callable[[Callable[..., Any]], Operation]:
-    """Declare a TT-Lang operation running on ``grid`` ((x, y) nodes or ``"full"``)."""
+_KEYWORDS = ("grid", "fp32_dest_acc_en", "dst_full_sync_en", "options")
+
+
+def operation(
+    grid: Grid = (1, 1),
+    fp32_dest_acc_en: bool | None = None,
+    dst_full_sync_en: bool | None = None,
+    options: str | CompilerOptions | None = None,
+    **unknown: Any,
+) -> Callable[[Callable[..., Any]], Operation]:
+    """Declare a TT-Lang operation running on ``grid`` ((x, y) nodes or ``"full"``).
+
+    ``fp32_dest_acc_en``: DST keeps fp32 between tile operations (default: on
+    when any tensor is f32, else DST is 16-bit and every result rounds to bf16).
+    ``dst_full_sync_en``: DST is not split between math and pack, doubling its
+    tiles. ``options``: code-generation flags (``"--no-ttl-maximize-dst"``) or a
+    :class:`ttl.CompilerOptions`.
+    """
     loc = caller_loc(2)
+    if unknown:
+        name = sorted(unknown)[0]
+        close = difflib.get_close_matches(name, _KEYWORDS, n=1)
+        raise TTLCompileError(
+            f"ttl.operation() has no parameter '{name}'",
+            loc,
+            f"did you mean '{close[0]}'?"
+            if close
+            else "its parameters are " + ", ".join(_KEYWORDS),
+        )
+    for name, value in (
+        ("fp32_dest_acc_en", fp32_dest_acc_en),
+        ("dst_full_sync_en", dst_full_sync_en),
+    ):
+        if value is not None and not isinstance(value, bool):
+            raise TTLCompileError(
+                f"ttl.operation({name}={value!r}): expected True, False or None",
+                loc,
+                f"write {name}=True or leave it out for the default",
+            )
+    try:
+        parsed = CompilerOptions.coerce(options, "ttl.operation(options=...)")
+    except OptionsError as e:
+        raise TTLCompileError(str(e), loc, "run the program with --ttl-help for the list") from None
 
     def wrap(fn: Callable[..., Any]) -> Operation:
-        op = Operation(fn, grid, loc)
+        op = Operation(
+            fn,
+            grid,
+            loc,
+            fp32_dest_acc_en=fp32_dest_acc_en,
+            dst_full_sync_en=dst_full_sync_en,
+            options=parsed,
+        )
         bind_captured_handles(op)  # registration binds captured ttl.Kernel handles in place
         return op
 

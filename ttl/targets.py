@@ -39,8 +39,8 @@ class Target:
     slots: dict[str, tuple[str, ...]]
     l1_bytes: int
     dfb_count: int
-    # DST register capacity in tiles, per data type (half-sync mode).
-    dst_tiles: dict[str, int]
+    # DST capacity in tiles in half-sync mode: (16-bit DST, fp32 DST).
+    dst_half_sync_tiles: tuple[int, int]
     # Full grid as (x, y) = (columns, rows) of nodes.
     full_grid: tuple[int, int]
 
@@ -48,13 +48,20 @@ class Target:
         """How many logical kernels of ``kind`` one node can run."""
         return len(self.slots[kind])
 
-    def dst_capacity(self, dtypes: set[str] | frozenset[str]) -> int:
-        """DST capacity in tiles when any of ``dtypes`` is live in DST."""
-        return min(self.dst_tiles[d] for d in dtypes) if dtypes else self.dst_tiles["bf16"]
+    def dst_tiles(self, *, fp32: bool, full_sync: bool) -> int:
+        """DST capacity in tiles: fp32 entries take twice the room of 16-bit ones, and
+        full-sync mode (math and pack do not share DST in halves) has twice the tiles."""
+        tiles = self.dst_half_sync_tiles[1 if fp32 else 0]
+        return tiles * 2 if full_sync else tiles
+
+    @property
+    def max_dst_tiles(self) -> int:
+        """The largest DST capacity of any mode (16-bit, full sync)."""
+        return self.dst_tiles(fp32=False, full_sync=True)
 
 
 _SLOTS = {COMPUTE: ("compute",), DATA_MOVEMENT: ("dm0", "dm1")}
-_DST = {"bf16": 8, "f32": 4}
+_DST = (8, 4)
 
 TARGETS: dict[str, Target] = {
     "wormhole_b0": Target(
@@ -62,7 +69,7 @@ TARGETS: dict[str, Target] = {
         slots=_SLOTS,
         l1_bytes=1464 * 1024,
         dfb_count=32,
-        dst_tiles=_DST,
+        dst_half_sync_tiles=_DST,
         full_grid=(8, 8),
     ),
     "blackhole": Target(
@@ -70,7 +77,7 @@ TARGETS: dict[str, Target] = {
         slots=_SLOTS,
         l1_bytes=1536 * 1024,
         dfb_count=32,
-        dst_tiles=_DST,
+        dst_half_sync_tiles=_DST,
         full_grid=(13, 10),
     ),
 }

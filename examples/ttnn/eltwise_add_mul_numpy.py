@@ -29,8 +29,11 @@ def main():
 
         eltwise_add_mul(a, b, c, y)  # y is written in place
 
-        f32 = np.float32
-        expected = (a.astype(f32) * b.astype(f32) + c.astype(f32)).astype(ml_dtypes.bfloat16)
+        # bf16 tensors get a 16-bit DST (fp32_dest_acc_en off): a * b rounds to bf16 in
+        # DST before c is added, as on hardware.
+        f32, bf16 = np.float32, ml_dtypes.bfloat16
+        product = (a.astype(f32) * b.astype(f32)).astype(bf16).astype(f32)
+        expected = (product + c.astype(f32)).astype(bf16)
         diff = np.abs(y.astype(f32) - expected.astype(f32)).max()
         print(f"eltwise_add_mul {list(y.shape)} {y.dtype}: max |y - numpy| = {diff:.3g}")
         print("PASS" if np.array_equal(y, expected) else "FAIL")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ttl.runtime import Device, DFBConfig, KernelSpec, Program, memmap
-from ttl.runtime.coprocessor import Coprocessor
+from ttl.runtime.coprocessor import Coprocessor, DstMode
 from ttl.runtime.errors import DeviceFault
 from ttl.runtime.tiles import BF16, F32, tilize, untilize
 
@@ -197,3 +197,36 @@ def test_bad_commands_are_faults_at_their_call_site(cmd, message):
     with pytest.raises(DeviceFault, match=message) as e:
         _run(cop, cmd)
     assert e.value.ra == 0x10000200
+
+
+def test_16bit_dst_mode_rounds_each_result_and_fp32_mode_keeps_it():
+    cop, put, _ = _cop(F32)
+    x = np.full((32, 32), 1 + 2.0**-10, np.float32)  # not a bf16 value
+    put(0, x)
+    unpack = (memmap.COP_UNPACK, 0, memmap.FMT_FLOAT32, 0)
+    _run(cop, unpack)
+    assert cop.dst[0, 0] == np.float32(1 + 2.0**-10)
+    cop.reset(DstMode(fp32=False, tiles=8))
+    _run(cop, unpack)
+    assert cop.dst[0, 0] == np.float32(1.0)  # rounded to bf16 (nearest-even)
+    cop.reset(DstMode(fp32=True, tiles=8))  # commands resolved in 16-bit mode are dropped
+    _run(cop, unpack)
+    assert cop.dst[0, 0] == np.float32(1 + 2.0**-10)
+
+
+def test_dst_mode_sets_the_usable_registers():
+    cop, _, _ = _cop()
+    cop.reset(DstMode(fp32=True, tiles=4))
+    with pytest.raises(DeviceFault, match="DST index 4 is out of range: DST holds 4 tiles"):
+        _run(cop, (memmap.COP_FILL, 4, 0))
+    with pytest.raises(DeviceFault, match="a DST of 16 tiles does not fit: the node has 8"):
+        cop.reset(DstMode(fp32=False, tiles=16))
+
+
+@pytest.mark.parametrize(
+    "entry", [{"fp32_dest_acc_en": 1, "dst_tiles": 8}, {"fp32_dest_acc_en": True}, {"dst_tiles": 0}]
+)
+def test_dst_mode_from_a_bad_manifest_entry(entry):
+    with pytest.raises(ValueError, match="compute_config"):
+        DstMode.from_manifest(entry)
+    assert DstMode.from_manifest(None) == DstMode(fp32=True, tiles=8)

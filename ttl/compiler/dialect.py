@@ -465,6 +465,11 @@ class OperationOp(IRDLOperation):
     grid = prop_def(DenseArrayBase)
     target = prop_def(StringAttr)
     identity = prop_def(StringAttr)
+    # Compute options (compiler/compute_config.py): DST mode, and the canonical flag
+    # string of the ttl.CompilerOptions that differ from their defaults.
+    fp32_dest_acc_en = opt_prop_def(UnitAttr)
+    dst_full_sync_en = opt_prop_def(UnitAttr)
+    options = opt_prop_def(StringAttr)
     body = region_def("single_block")
 
     traits = traits_def(SymbolOpInterface(), SymbolTable(), NoTerminator(), IsolatedFromAbove())
@@ -472,16 +477,31 @@ class OperationOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$sym_name attr-dict-with-keyword $body"
 
-    def __init__(self, name: str, grid: Sequence[int], target: str, identity: str, body: Region):
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(name),
-                "grid": DenseArrayBase.from_list(i64, list(grid)),
-                "target": StringAttr(target),
-                "identity": StringAttr(identity),
-            },
-            regions=[body],
-        )
+    def __init__(
+        self,
+        name: str,
+        grid: Sequence[int],
+        target: str,
+        identity: str,
+        body: Region,
+        *,
+        fp32_dest_acc_en: bool = False,
+        dst_full_sync_en: bool = False,
+        options: str = "",
+    ):
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "grid": DenseArrayBase.from_list(i64, list(grid)),
+            "target": StringAttr(target),
+            "identity": StringAttr(identity),
+        }
+        if fp32_dest_acc_en:
+            props["fp32_dest_acc_en"] = UnitAttr()
+        if dst_full_sync_en:
+            props["dst_full_sync_en"] = UnitAttr()
+        if options:
+            props["options"] = StringAttr(options)
+        super().__init__(properties=props, regions=[body])
 
 
 @irdl_op_definition

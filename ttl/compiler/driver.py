@@ -36,6 +36,7 @@ from ttl.compiler.passes.registry import DEFAULT_PIPELINE, available_passes
 from ttl.compiler.plan import build_plan
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
+from ttl.options import CompilerOptions
 from ttl.source import source_lines
 from ttl.targets import DEFAULT_TARGET, get_target
 
@@ -94,6 +95,7 @@ def compile_operation(
     grid: Any = None,
     include_dirs: tuple[str, ...] = (),
     dump_ir_after: IRDump | str | None = None,
+    options: CompilerOptions | None = None,
 ) -> CompileResult:
     """Compile ``op`` for tensor ``specs`` on ``target``.
 
@@ -103,9 +105,10 @@ def compile_operation(
     the frontend (step ``frontend``) and after each pass of :data:`PIPELINE`
     (step = the pass name), or a directory that receives those texts as
     ``00-frontend.mlir``, ``01-<pass>.mlir``, ...
+    ``options`` override the decorator's ``ttl.CompilerOptions`` field by field.
     """
     tgt = get_target(target or DEFAULT_TARGET)
-    model = evaluate_operation(op, specs, tgt, grid)
+    model = evaluate_operation(op, specs, tgt, grid, options)
     check_capacity(model)
     module = build_module(model, tuple(include_dirs))
     check_capacity(model)  # again, with the accumulator DFBs the kernels added

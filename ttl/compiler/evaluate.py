@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ttl.compiler.analysis.kernels import resolve_thread_kernels
+from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.model import OperationModel, ThreadModel
 from ttl.dsl import (
     _CONTEXT,
@@ -26,6 +27,7 @@ from ttl.dsl import (
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.identity import bind_handles
 from ttl.operation import Operation
+from ttl.options import CompilerOptions
 from ttl.source import function_def, node_loc
 from ttl.specs import TensorSpec
 from ttl.targets import Target
@@ -224,13 +226,31 @@ def _thread_models(op: Operation, ctx: EvalContext) -> list[ThreadModel]:
     return models
 
 
+def compute_config(op: Operation, args: list[TensorArg], options: CompilerOptions) -> ComputeConfig:
+    """The operation's DST mode: fp32 accumulation defaults to on when any tensor is f32
+    (as tt-lang does), full sync to off."""
+    fp32 = op.fp32_dest_acc_en
+    if fp32 is None:
+        fp32 = any(a.spec.dtype == "f32" for a in args)
+    return ComputeConfig(
+        fp32_dest_acc_en=fp32,
+        dst_full_sync_en=bool(op.dst_full_sync_en),
+        maximize_dst=options.maximize_dst,
+        fpu_binary_ops=options.enable_fpu_binary_ops,
+    )
+
+
 def evaluate_operation(
     op: Operation,
     specs: Mapping[str, Any] | list[Any],
     target: Target,
     grid_override: Any = None,
+    options: CompilerOptions | None = None,
 ) -> OperationModel:
-    """Run the operation's top level for ``specs`` on ``target``."""
+    """Run the operation's top level for ``specs`` on ``target``.
+
+    ``options`` override the decorator's ``options=`` field by field.
+    """
     filename, def_node = function_def(op.fn)
     args = bind_specs(op, specs)
     if grid_override is None:
@@ -240,6 +260,8 @@ def evaluate_operation(
             grid = resolve_grid(grid_override, target, op.loc)
         except TTLCompileError as e:
             raise TTLCompileError(f"the grid override: {e.message}", op.loc, e.hint) from None
+    merged = op.options.merge(options) if options is not None else op.options
+    compute = compute_config(op, args, merged)
     ctx = EvalContext(grid=grid)
     from ttl.compiler.frontend import unified  # lazy: the frontend imports this module
 
@@ -265,4 +287,6 @@ def evaluate_operation(
         threads=threads,
         split_plan=split_plan,
         identity=op.identity,
+        compute=compute,
+        options=merged,
     )

@@ -15,8 +15,9 @@ from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.capacity import dfb_bytes
+from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit.cpp import KernelSource
-from ttl.targets import DATA_FORMATS, tile_bytes
+from ttl.targets import DATA_FORMATS, get_target, tile_bytes
 
 SCHEMA = "ttl.manifest"
 VERSION = 1
@@ -68,13 +69,15 @@ def _physical(dfbs: Iterable[d.DFBOp]) -> list[d.DFBOp]:
     return [first[i] for i in sorted(first)]
 
 
-def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) -> dict[str, Any]:
+def _kernel_entry(
+    k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp], compute: dict[str, Any]
+) -> dict[str, Any]:
     ct_args = [
         # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
         {"name": f"dfb_{n}", "value": dfbs[n].physical_index.value.data}  # type: ignore[union-attr]
         for n in src.dfbs
     ]
-    return {
+    entry = {
         "name": k.sym_name.data,
         "include_dirs": _include_dirs(k),
         "logical_kernel": k.logical_kernel.data,
@@ -84,6 +87,9 @@ def _kernel_entry(k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp]) ->
         "compile_time_args": ct_args,
         "defines": {f"KERNEL_COMPILE_TIME_ARG_{i}": str(a["value"]) for i, a in enumerate(ct_args)},
     }
+    if k.is_compute:
+        entry["compute_config"] = compute
+    return entry
 
 
 def _include_dirs(k: d.KernelOp) -> list[str]:
@@ -149,6 +155,7 @@ def build_manifest(
     kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
     grid = op.grid.get_values()
     written = written_tensors(kernels)
+    compute = ComputeConfig.of(op).manifest_entry(get_target(op.target.data))
     return {
         "schema": SCHEMA,
         "version": VERSION,
@@ -166,7 +173,9 @@ def build_manifest(
             {"name": n, "physical_index": f.physical_index.value.data}  # type: ignore[union-attr]
             for n, f in dfbs.items()
         ],
-        "kernels": [_kernel_entry(k, s, dfbs) for k, s in zip(kernels, sources, strict=True)],
+        "kernels": [
+            _kernel_entry(k, s, dfbs, compute) for k, s in zip(kernels, sources, strict=True)
+        ],
         "runtime_args": {
             "per_node": [
                 {"index": t.index.value.data, "kind": "tensor_address", "tensor": t.sym_name.data}

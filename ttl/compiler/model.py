@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ttl.compiler.compute_config import ComputeConfig
 from ttl.dsl import DataflowBuffer, KernelKind, TensorArg, Thread
 from ttl.errors import SourceLoc
+from ttl.options import CompilerOptions
 from ttl.targets import Target
 
 UNBOUND = object()
@@ -60,8 +62,12 @@ class OperationModel:
     threads: list[ThreadModel]
     identity: str
     split_plan: Any = None  # frontend.unified.SplitPlan of a unified operation
-    fp32_dest_acc_en: bool = False  # compute option: DST keeps fp32 between operations
-    dst_full_sync_en: bool = False  # compute option: DST not split in halves (capacity x2)
+    compute: ComputeConfig = field(
+        default_factory=ComputeConfig
+    )  # DST mode and DST code-generation choices
+    options: CompilerOptions = field(
+        default_factory=CompilerOptions
+    )  # the ttl.CompilerOptions in effect
 
 
 def is_unbound(value: Any) -> bool:

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,10 +81,19 @@ def _dir_fingerprint(dirs: Sequence[str]) -> str:
 
 
 def cache_key(
-    identity: str, specs: Sequence[str], target: str, grid: Any, include_dirs: Sequence[str] = ()
+    identity: str,
+    specs: Sequence[str],
+    target: str,
+    grid: Any,
+    include_dirs: Sequence[str] = (),
+    compute: Mapping[str, Any] | None = None,
 ) -> str:
-    """The entry name: SHA-256 over everything that decides the bundle's bytes."""
+    """The entry name: SHA-256 over everything that decides the bundle's bytes.
+
+    ``compute``: the operation's compute options and compiler options.
+    """
     fields = {
+        "compute": dict(compute or {}),
         "format": KEY_VERSION,
         "identity": identity,
         "specs": list(specs),

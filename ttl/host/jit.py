@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import os
 import sys
 import time
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from ttl.errors import SourceLoc, TTLCompileError
 from ttl.host import cache
 from ttl.host.progress import Progress
 from ttl.operation import Operation
+from ttl.options import ENV_VAR, CompilerOptions, OptionsError, help_requested
 from ttl.runtime.bundle import Bundle, load_bundle
 from ttl.runtime.bundle import run as run_bundle
 from ttl.runtime.device import Device
@@ -83,6 +85,7 @@ def run_operation(
     specs: Mapping[str, Any] | None = None,
     device: Device | None = None,
     include_dirs: Sequence[str] = (),
+    options: str | CompilerOptions | None = None,
 ) -> tuple:
     """Runs ``op`` on ``tensors`` (NumPy arrays, torch tensors or ttnn-shim tensors).
 
@@ -90,9 +93,12 @@ def run_operation(
     tensors, in parameter order, is returned as well. ``specs`` pins the
     specs the operation must be called with (a mismatch is an error naming
     the tensor); ``device`` runs on that emulated device instead of the
-    shared one for (target, grid).
+    shared one for (target, grid). ``options`` (flags or ttl.CompilerOptions)
+    override, for this call, those of the decorator, $TTLANG_COMPILER_OPTIONS
+    and the program's ``--ttl-*`` arguments (:func:`call_options`).
     """
     loc = _user_loc()
+    overrides = call_options(options, loc)
     params = list(inspect.signature(op.fn).parameters)
     if len(tensors) != len(params):
         raise TTLCompileError(
@@ -112,10 +118,17 @@ def run_operation(
     if grid_request is None:
         grid_request = op.grid
     include_dirs = tuple(include_dirs)
+    compute = {
+        "fp32_dest_acc_en": op.fp32_dest_acc_en,
+        "dst_full_sync_en": op.dst_full_sync_en,
+        "options": op.options.merge(overrides).to_string(),
+    }
     key = cache.cache_key(
-        op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs
+        op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs, compute
     )
-    bundle, source, compile_seconds = _bundle(op, key, bound, target, grid_request, include_dirs)
+    bundle, source, compile_seconds = _bundle(
+        op, key, bound, target, grid_request, include_dirs, overrides
+    )
     dev = device or _device(bundle)
     with Progress(
         f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
@@ -137,6 +150,31 @@ def run_operation(
     )
 
 
+def call_options(call: str | CompilerOptions | None, loc: SourceLoc | None) -> CompilerOptions:
+    """The option overrides of one call: $TTLANG_COMPILER_OPTIONS, then the program's
+    ``--ttl-*`` arguments, then the call's ``options=`` (later ones win, field by field).
+
+    ``--ttl-help`` among the arguments prints the option list and exits, as tt-lang does.
+    """
+    if help_requested(sys.argv[1:]):
+        print(CompilerOptions.usage())
+        raise SystemExit(0)
+    sources: list[tuple[str, Callable[[], CompilerOptions]]] = [
+        (f"${ENV_VAR}", lambda: CompilerOptions.from_string(os.environ.get(ENV_VAR))),
+        ("the program's arguments", lambda: CompilerOptions.from_argv(sys.argv[1:])),
+        ("options=", lambda: CompilerOptions.coerce(call, "options=")),
+    ]
+    merged = CompilerOptions()
+    for where, parse in sources:
+        try:
+            merged = merged.merge(parse())
+        except OptionsError as e:
+            raise TTLCompileError(
+                f"compiler options in {where}: {e}", loc, "run with --ttl-help for the list"
+            ) from None
+    return merged
+
+
 def _bundle(
     op: Operation,
     key: str,
@@ -144,6 +182,7 @@ def _bundle(
     target: str,
     grid: Any,
     include_dirs: tuple[str, ...],
+    options: CompilerOptions,
 ) -> tuple[Bundle, str, float]:
     """The bundle for ``key``: (bundle, "memory" | "disk" | "compiled", compile seconds)."""
     if key in _BUNDLES:
@@ -161,7 +200,9 @@ def _bundle(
         cache.discard(key)
     start = time.perf_counter()
     with Progress(f"compiling {op.name}") as progress:
-        result = op.compile(specs, target=target, grid=grid, include_dirs=include_dirs)
+        result = op.compile(
+            specs, target=target, grid=grid, include_dirs=include_dirs, options=options
+        )
         path = cache.store(
             key, result, include_dirs, on_kernel=lambda k: progress.update(f"building kernel {k}")
         )

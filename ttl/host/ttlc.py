@@ -82,6 +82,13 @@ def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:
         "(00-frontend.mlir, 01-<pass>.mlir, ...; rerun a pass with ttl-opt -p <pass>).",
         flag_values=flag_values,
     )
+    flags.DEFINE_string(
+        "options",
+        "",
+        "TT-Lang compiler options overriding the operation's options= "
+        "(e.g. '--no-ttl-maximize-dst'; see docs/language.md).",
+        flag_values=flag_values,
+    )
     flags.mark_flags_as_required(REQUIRED_FLAGS, flag_values=flag_values)
     return flag_values
 
@@ -134,6 +141,7 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
     Returns the exit status.
     """
     from ttl.errors import TTLCompileError
+    from ttl.options import CompilerOptions
 
     fv = flag_values
     try:
@@ -143,6 +151,7 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
         from ttl.compiler.evaluate import parse_grid_flag
 
         grid = parse_grid_flag(fv.grid)
+        options = CompilerOptions.from_string(fv.options)
     except (FlagError, ValueError) as e:
         print(f"ttlc: error: {e}", file=sys.stderr)
         return EXIT_BAD_FLAGS
@@ -164,6 +173,7 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
             grid=grid,
             include_dirs=tuple(fv.include_dir),
             dump_ir_after=fv.dump_ir_after,
+            options=options,
         )
     except TTLCompileError as e:
         print(e.render(), file=sys.stderr)

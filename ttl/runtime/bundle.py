@@ -17,6 +17,7 @@ import numpy as np
 
 from ttl import targets as _targets
 from ttl.device_build import bundle as bundle_format
+from ttl.runtime.coprocessor import DstMode
 from ttl.runtime.device import Device
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
@@ -49,6 +50,7 @@ class BundleKernel:
     slot: str
     elf: Path
     image: ElfImage = field(repr=False, compare=False)
+    dst: DstMode = field(default_factory=DstMode)  # the DST mode of a compute kernel
 
 
 @dataclass
@@ -134,7 +136,11 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             image = ElfImage.from_bytes(raw, str(root / rel), digest)
         except LaunchError as e:
             raise BundleError(str(e)) from None
-        kernels.append(BundleKernel(k["name"], k["processor_slot"], root / rel, image))
+        try:
+            dst = DstMode.from_manifest(k.get("compute_config"))
+        except ValueError as e:
+            raise BundleError(f"{where}: kernel '{k['name']}': {e}") from None
+        kernels.append(BundleKernel(k["name"], k["processor_slot"], root / rel, image, dst))
     args = sorted(m["runtime_args"]["per_node"], key=lambda a: a["index"])
     names = {t.name for t in tensors}
     for a in args:
@@ -218,7 +224,7 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
     }
     args = [handles[a["tensor"]].address for a in bundle.per_node_args]
     program = Program(
-        kernels=[KernelSpec(k.name, k.image, k.slot, args) for k in bundle.kernels],
+        kernels=[KernelSpec(k.name, k.image, k.slot, args, dst=k.dst) for k in bundle.kernels],
         dfbs=bundle.dfbs,
     )
     dev.launch(program)

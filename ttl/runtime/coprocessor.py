@@ -6,14 +6,17 @@ stops (before any other hart runs) or flushes a full queue. Word 7 of every
 command is the return address of the API call, so errors name the kernel's
 source line.
 
-Numerics (docs/runtime.md): DST holds fp32; operands are unpacked exactly to
-fp32; math runs in fp32; pack rounds to nearest-even for bf16 (exact for fp32).
-Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
+Numerics (docs/runtime.md): operands are unpacked exactly to fp32 and math runs
+in fp32. In fp32 DST mode (``fp32_dest_acc_en``) results stay fp32 in DST; in
+16-bit mode every result written to DST rounds to bf16 (nearest-even), as the
+hardware's 16-bit DST holds it. Pack rounds to nearest-even for bf16 (exact for
+fp32). Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -98,6 +101,33 @@ _TRANSPOSE_FACES = ROWMAJOR_FROM_FACES[
 ]
 
 
+@dataclass(frozen=True)
+class DstMode:
+    """How a compute kernel's DST is configured (the manifest's ``compute_config``).
+
+    The default, fp32 with 8 tiles (full sync), is what kernels launched without a
+    manifest get.
+    """
+
+    fp32: bool = True
+    tiles: int = 8
+
+    @staticmethod
+    def from_manifest(entry: dict | None) -> DstMode:
+        """The mode of a manifest kernel entry's ``compute_config`` (None: the default)."""
+        if entry is None:
+            return DstMode()
+        fp32, tiles = entry.get("fp32_dest_acc_en"), entry.get("dst_tiles")
+        if not isinstance(fp32, bool) or not isinstance(tiles, int) or tiles <= 0:
+            raise ValueError(f"compute_config {entry!r}: want fp32_dest_acc_en and dst_tiles")
+        return DstMode(fp32, tiles)
+
+
+def _round_to_bf16(reg: np.ndarray) -> None:
+    """Rounds a DST register to bf16 in place (nearest-even): a 16-bit DST entry."""
+    np.copyto(reg, reg.astype(BF16.dtype), casting="unsafe")
+
+
 class Coprocessor:
     """DST register file of one compute hart plus the tile math that uses it.
 
@@ -115,7 +145,9 @@ class Coprocessor:
     def __init__(self, l1: np.ndarray, dst_tiles: int):
         self.l1 = l1
         self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
-        self._regs = list(self.dst)  # row views: indexing a list is cheaper than the array
+        self.mode = DstMode(fp32=True, tiles=min(DstMode().tiles, dst_tiles))
+        self._regs = list(self.dst[: self.mode.tiles])  # row views: a list indexes faster
+        self._wrote: list[np.ndarray] = []  # registers the command being resolved writes
         # Registers at or above the high-water mark have not been written since the
         # last reset, so they are still zero: acquire clears only the ones below it.
         self._written = self.dst[:0]
@@ -142,10 +174,18 @@ class Coprocessor:
             memmap.COP_SCALAR: self._scalar,
         }
 
-    def reset(self) -> None:
-        """Clears DST and the statistics (a new launch)."""
+    def reset(self, mode: DstMode | None = None) -> None:
+        """Clears DST and the statistics (a new launch), in DST ``mode`` (default: as is)."""
         self.dst.fill(0)
         self.commands = 0
+        if mode is not None and mode != self.mode:
+            if mode.tiles > len(self.dst):
+                raise DeviceFault(
+                    f"a DST of {mode.tiles} tiles does not fit: the node has {len(self.dst)}"
+                )
+            self.mode = mode
+            self._regs = list(self.dst[: mode.tiles])
+            self._compiled.clear()  # resolved commands depend on the mode
 
     def drain(self, queue) -> None:
         """Executes and empties the command queue mapped at ``queue`` (uint32 words)."""
@@ -165,12 +205,15 @@ class Coprocessor:
         """Validates ``cmd`` and resolves it into a callable (cached); faults name its call site."""
         op, *args, ra = cmd
         make = self._compilers.get(op)
+        self._wrote = []
         try:
             if make is None:
                 raise DeviceFault(f"unknown coprocessor opcode {op}")
             run = make(*args)
         except DeviceFault as err:
             raise DeviceFault(str(err), ra=ra) from None
+        if not self.mode.fp32 and self._wrote:
+            run = _rounding(run, self._wrote)
         if len(self._compiled) >= self.MAX_COMPILED:
             self._compiled.clear()
         self._compiled[cmd] = run
@@ -190,6 +233,7 @@ class Coprocessor:
         reg = self._reg(index)
         if index >= len(self._written):
             self._written = self.dst[: index + 1]
+        self._wrote.append(reg)
         return reg
 
     def _tile_view(self, addr: int, fmt_code: int) -> np.ndarray:
@@ -364,6 +408,25 @@ class Coprocessor:
         x, m = self._out(data), self._reg(mask)
         value = np.float32(np.inf if posinf else 0.0)
         return lambda: np.copyto(x, value, where=m == 1)
+
+
+def _rounding(run: Callable[[], object], regs: list[np.ndarray]) -> Callable[[], object]:
+    """``run``, then round the DST registers it wrote to bf16 (16-bit DST mode)."""
+    if len(regs) == 1:
+        reg = regs[0]
+
+        def run_rounded():
+            run()
+            _round_to_bf16(reg)
+
+        return run_rounded
+
+    def run_rounded_all():
+        run()
+        for reg in regs:
+            _round_to_bf16(reg)
+
+    return run_rounded_all
 
 
 _FORMATS = {f.code: (f.dtype, f.tile_bytes) for f in (BF16, F32)}

@@ -75,7 +75,7 @@ class Device:
         }
         self.noc = Noc(self.nodes, self.dram, grid)
         self.slots = sorted({s for slots in self.target.slots.values() for s in slots})
-        self.dst_tiles = max(self.target.dst_tiles.values())
+        self.dst_tiles = self.target.max_dst_tiles
         self._images: dict[str, ElfImage] = {}
         self._machines: dict[tuple[tuple[int, int], str], Hart] = {}  # reused across launches
         self._staging_buffer = np.empty(0, dtype=np.uint8)
@@ -257,6 +257,7 @@ class Device:
                     self.instruction_budget,
                     self.yield_charge,
                     self.profile,
+                    spec.dst,
                 )
                 node.harts[spec.slot] = hart
                 harts.append(hart)

@@ -40,7 +40,7 @@ from unicorn.riscv_const import UC_RISCV_REG_PC
 from unicorn.unicorn_const import UC_ERR_INSN_INVALID
 
 from ttl.runtime import memmap, unicorn_raw
-from ttl.runtime.coprocessor import Coprocessor
+from ttl.runtime.coprocessor import Coprocessor, DstMode
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import (
     DeviceFault,
@@ -164,6 +164,7 @@ class Hart:
         budget: int,
         yield_charge: int,
         profile: bool = False,
+        dst: DstMode | None = None,
     ) -> None:
         """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST.
 
@@ -213,7 +214,7 @@ class Hart:
         info = memmap.HART_INFO_OFFSET // 4
         a32[info + memmap.HINFO_NUM_ARGS] = len(args)
         a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
-        self.cop.reset()
+        self.cop.reset(dst)
         self._error: BaseException | None = None  # also KeyboardInterrupt in a callback
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)

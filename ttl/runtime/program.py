@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ttl.runtime.coprocessor import DstMode
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
 
@@ -28,6 +29,9 @@ class KernelSpec:
     runtime_args: Sequence[int] | Mapping[Coord, Sequence[int]] = ()
     common_args: Sequence[int] = ()
     nodes: Iterable[Coord] | None = None
+    dst: DstMode = field(
+        default_factory=DstMode
+    )  # compute kernels: the DST mode (the manifest's compute_config)
 
     def args_for(self, coord: Coord) -> list[int]:
         if isinstance(self.runtime_args, Mapping):

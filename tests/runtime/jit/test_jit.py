@@ -27,8 +27,11 @@ def _inputs(shape, dtype=BF16, seed=0):
 
 
 def _expected(a, b, c):
+    """``a * b + c`` as the emulator computes it: the product rounds to the DST format
+    (bf16 in the 16-bit DST that bf16 tensors get by default), the sum to the output's."""
     f32 = np.float32
-    return (a.astype(f32) * b.astype(f32) + c.astype(f32)).astype(a.dtype)
+    product = (a.astype(f32) * b.astype(f32)).astype(a.dtype).astype(f32)
+    return (product + c.astype(f32)).astype(a.dtype)
 
 
 def _count_compiles(monkeypatch) -> list:
@@ -47,7 +50,7 @@ def test_first_call_compiles_and_second_call_reuses(add_mul, monkeypatch, fresh_
     compiles = _count_compiles(monkeypatch)
     a, b, c, y = _inputs((64, 96))
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))  # bf16 a*b+c is bit-exact
+    np.testing.assert_array_equal(y, _expected(a, b, c))  # bit-exact in 16-bit DST
 
     a2, b2, c2, y2 = _inputs((64, 96), seed=1)
     add_mul(a2, b2, c2, y2)
@@ -240,3 +243,54 @@ def test_external_header_with_a_guarded_static_builds_and_runs(needs_device_cxx,
     y = np.zeros_like(x)
     module.guarded_static(x, y, include_dirs=("examples/extern/include",))
     np.testing.assert_array_equal(y, module.reference(x))
+
+
+def _compiled_cpp(fresh_jit) -> list[str]:
+    """The compute kernels' C++ of every cache entry, in entry-name order."""
+    bundles = sorted((fresh_jit / "bundles").iterdir())
+    return [(b / "kernels" / "compute.cpp").read_text() for b in bundles]
+
+
+def test_compiler_options_from_env_argv_and_call(add_mul, monkeypatch, fresh_jit):
+    """$TTLANG_COMPILER_OPTIONS, then --ttl-* program arguments, then options= (later wins);
+    each distinct set compiles its own bundle, with the same results."""
+    a, b, c, y = _inputs((64, 64))
+    monkeypatch.setenv("TTLANG_COMPILER_OPTIONS", "--no-ttl-fpu-binary-ops")
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, _expected(a, b, c))
+    (sfpu,) = _compiled_cpp(fresh_jit)
+    assert "mul_binary_tile(" in sfpu and "mul_tiles(" not in sfpu
+
+    monkeypatch.setattr(sys, "argv", ["prog.py", "--ttl-fpu-binary-ops"])  # argv beats env
+    y[:] = 0
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, _expected(a, b, c))
+    assert sum("mul_tiles(" in cpp for cpp in _compiled_cpp(fresh_jit)) == 1
+
+    y[:] = 0
+    add_mul(a, b, c, y, options="--no-ttl-fpu-binary-ops")  # the call beats argv: cached
+    np.testing.assert_array_equal(y, _expected(a, b, c))
+    assert [c.cache for c in jit.profile().calls] == ["compiled", "compiled", "memory"]
+
+
+def test_bad_compiler_options_are_located_at_the_call(add_mul, monkeypatch):
+    a, b, c, y = _inputs((32, 32))
+    monkeypatch.setenv("TTLANG_COMPILER_OPTIONS", "--ttl-maximise-dst")
+    with pytest.raises(TTLCompileError) as info:
+        add_mul(a, b, c, y)  # the call
+    err = info.value
+    assert err.message.startswith("compiler options in $TTLANG_COMPILER_OPTIONS: unknown")
+    assert "did you mean --ttl-maximize-dst" in err.message
+    assert err.loc.filename == __file__ and "--ttl-help" in err.hint
+    monkeypatch.delenv("TTLANG_COMPILER_OPTIONS")
+    with pytest.raises(TTLCompileError, match="options= must be a flag string"):
+        add_mul(a, b, c, y, options=["--no-ttl-maximize-dst"])
+
+
+def test_ttl_help_prints_the_options_and_exits(add_mul, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["prog.py", "--ttl-help"])
+    a, b, c, y = _inputs((32, 32))
+    with pytest.raises(SystemExit) as info:
+        add_mul(a, b, c, y)
+    assert info.value.code == 0
+    assert "--[no-]ttl-maximize-dst" in capsys.readouterr().out

@@ -1,6 +1,7 @@
 """Helpers of the reduce/broadcast/transpose/where emulator tests (a uniquely named module).
 
-``run_store`` writes a TT-Lang program whose tensors are each exactly one block
+``run_store`` writes a TT-Lang program (fp32 DST: these tests measure the functions;
+test_dst_mode_emulator.py the 16-bit DST) whose tensors are each exactly one block
 (shapes in tiles), whose compute kernel stores ``expr`` (over blocks
 ``a_blk``, ``b_blk``, ...) into ``y_blk``, compiles it through the JIT and runs
 it on the emulator.
@@ -44,7 +45,7 @@ def program(blocks: dict[str, tuple[int, ...]], out: tuple[int, ...], expr: str)
         import ttl
 
 
-        @ttl.operation(grid=(1, 1))
+        @ttl.operation(grid=(1, 1), fp32_dest_acc_en=True)
         def op({params}):
         {dfbs}
 

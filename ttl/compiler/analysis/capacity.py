@@ -68,6 +68,12 @@ def check_capacity(model: OperationModel) -> None:
         [(t.kind.slot_kind, node_loc(t.filename, t.def_node)) for t in model.threads],
         target,
     )
+    budget = model.options.l1_budget or target.l1_bytes
+    where = (
+        f"the L1 budget is {budget} bytes per node (--ttl-l1-budget)"
+        if model.options.l1_budget
+        else f"{target.name} has {target.l1_bytes} bytes per node"
+    )
     used = 0
     for i, dfb in enumerate(model.dfbs):
         if i >= target.dfb_count:
@@ -79,10 +85,10 @@ def check_capacity(model: OperationModel) -> None:
             )
         size = dfb_bytes(dfb.tiles_per_block, dfb.block_count, dfb.dtype)
         used += size
-        if used > target.l1_bytes:
+        if used > budget:
             raise TTLCompileError(
                 f"dataflow buffers need {used} bytes of L1 with '{dfb.name}' ({size} bytes) "
-                f"but {target.name} has {target.l1_bytes} bytes per node",
+                f"but {where}",
                 dfb.loc,
                 "use smaller blocks (shape=) or fewer blocks (block_count=)",
             )

@@ -11,29 +11,30 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from ttl.compiler import dialect as d
+from ttl.compiler.compute_config import ComputeConfig
 from ttl.targets import Target
 
 
-def registers(value: SSAValue) -> int:
-    """DST registers needed to compute one tile of ``value``."""
+def registers(value: SSAValue, fpu: bool = True) -> int:
+    """DST registers needed to compute one tile of ``value`` (``fpu``: FPU binaries allowed)."""
     op = value.owner
     if isinstance(op, d.UnaryOp):
-        return registers(op.operand)
+        return registers(op.operand, fpu)
     if isinstance(op, d.ScalarOp):
-        return registers(op.operand)
+        return registers(op.operand, fpu)
     if isinstance(op, d.BinaryFnOp):  # SFPU binary: both operands in DST
-        return max(registers(op.lhs), 1 + registers(op.rhs))
+        return max(registers(op.lhs, fpu), 1 + registers(op.rhs, fpu))
     if isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
-        if fpu_binary(op):
+        if fpu_binary(op, fpu):
             return 1
-        return max(registers(op.lhs), 1 + registers(op.rhs))
+        return max(registers(op.lhs, fpu), 1 + registers(op.rhs, fpu))
     if isinstance(op, d.WhereOp):  # where_tile: three operands in DST
         c, t, f = op.operands
-        return max(registers(c), 1 + registers(t), 2 + registers(f))
+        return max(registers(c, fpu), 1 + registers(t, fpu), 2 + registers(f, fpu))
     if isinstance(op, d.ReduceOp) and not reduces_within_tiles(op):
         return 2  # accumulator + the tile added into it
     if isinstance(op, d.MaskOp):  # mask_tile: data and mask in DST
-        return max(registers(op.operand), 1 + registers(op.mask))
+        return max(registers(op.operand, fpu), 1 + registers(op.mask, fpu))
     return 1  # read, fill, broadcast, matmul, reduce, transpose: one register each
 
 
@@ -48,15 +49,17 @@ def reads_reserved(op: Operation) -> bool:
     return isinstance(op, d.ReadOp) and isinstance(op.block.owner, d.ReserveOp)
 
 
-def fpu_binary(op: Operation) -> bool:
+def fpu_binary(op: Operation, allowed: bool = True) -> bool:
     """Both operands straight from the front of DFBs: the FPU op reads them without copies.
 
     A reserved block read back (block state RW) lives at the DFB's write pointer, which
-    the FPU's unpackers do not read; it is copied into DST first.
+    the FPU's unpackers do not read; it is copied into DST first. ``allowed`` is
+    ``ttl.CompilerOptions.enable_fpu_binary_ops``.
     """
     a, b = op.operands[0].owner, op.operands[1].owner
     return (
-        not isinstance(op, d.DivOp)
+        allowed
+        and not isinstance(op, d.DivOp)
         and isinstance(a, d.ReadOp)
         and isinstance(b, d.ReadOp)
         and not reads_reserved(a)
@@ -64,34 +67,28 @@ def fpu_binary(op: Operation) -> bool:
     )
 
 
-def dtypes(value: SSAValue, out: set[str]) -> set[str]:
-    # (ignores: a block-expression value, TilesType or BlockType, is an op result)
-    out.add(value.type.dtype)  # type: ignore[attr-defined]
-    for operand in value.owner.operands:  # type: ignore[union-attr]
-        if isinstance(operand.type, d.TilesType | d.BlockType):
-            dtypes(operand, out)
-    return out
-
-
 @dataclass(frozen=True)
 class StorePlan:
-    """How a store is split: ``regs`` per tile, ``chunk`` tiles per DST acquire."""
+    """How a store is split: ``regs`` per tile, ``chunk`` tiles per DST acquire.
+
+    ``fpu``: whether + - * of two DFB tiles use the FPU form (``add_tiles``).
+    """
 
     tiles: int
     regs: int
     capacity: int
     chunk: int
+    fpu: bool = True
 
 
-def plan_store(store: d.StoreOp, target: Target) -> StorePlan | None:
-    """The chunking of ``store`` on ``target``; None if one tile exceeds DST."""
+def plan_store(store: d.StoreOp, target: Target, config: ComputeConfig) -> StorePlan:
+    """The chunking of ``store`` on ``target`` in DST mode ``config``; ``chunk`` is 0
+    if one tile needs more registers than DST has."""
     value = store.value
     # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
     tiles = value.type.num_tiles  # type: ignore[attr-defined]
-    regs = registers(value)
-    capacity = target.dst_capacity(dtypes(value, set()))
-    per = capacity // regs
-    if per == 0:
-        return StorePlan(tiles, regs, capacity, 0)
-    chunk = max(c for c in range(1, min(per, tiles) + 1) if tiles % c == 0)
-    return StorePlan(tiles, regs, capacity, chunk)
+    regs = registers(value, config.fpu_binary_ops)
+    capacity = config.dst_tiles(target)
+    per = capacity // regs if config.maximize_dst else min(1, capacity // regs)
+    chunk = max((c for c in range(1, min(per, tiles) + 1) if tiles % c == 0), default=0)
+    return StorePlan(tiles, regs, capacity, chunk, config.fpu_binary_ops)

@@ -66,10 +66,17 @@ def _paren(expr: str) -> str:
 class TileCodegen:
     """Emits the DST code computing one output tile of a store."""
 
-    def __init__(self, line: Callable[[str], None], cb_of: Callable[[SSAValue], str], cb_out: str):
+    def __init__(
+        self,
+        line: Callable[[str], None],
+        cb_of: Callable[[SSAValue], str],
+        cb_out: str,
+        fpu: bool = True,
+    ):
         self.line = line
         self.cb_of = cb_of
         self.cb_out = cb_out
+        self.fpu = fpu  # ttl.CompilerOptions.enable_fpu_binary_ops
 
     def dst(self, base: str, k: int) -> str:
         if base == "0":
@@ -92,7 +99,7 @@ class TileCodegen:
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
         elif isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
             name = op.name.split(".")[1]
-            if fpu_binary(op):  # both operands are ttl.read results
+            if fpu_binary(op, self.fpu):  # both operands are ttl.read results
                 a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
                 self.line(f"{name}_tiles_init({a}, {b});")
                 self.line(f"{name}_tiles({a}, {b}, {t}, {t}, {dst});")
@@ -317,7 +324,7 @@ def emit_store(
 ) -> None:
     """Emit the chunked DST loop for ``store`` (see the module docstring)."""
     cb_out = cb_of(store.block)
-    gen = TileCodegen(line, cb_of, cb_out)
+    gen = TileCodegen(line, cb_of, cb_out, plan.fpu)
     tiles, chunk, regs = plan.tiles, plan.chunk, plan.regs
 
     def base_of(i: str) -> str:

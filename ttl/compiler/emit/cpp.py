@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
+from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit.compute import emit_store
 from ttl.targets import Target
 
@@ -253,6 +254,7 @@ class KernelEmitter:
     ):
         self.kernel = kernel
         self.target = target
+        self.compute = ComputeConfig.of(operation)
         self.source_lines = source_lines
         self.source_name = source_name
         self.lines: list[str] = []
@@ -346,8 +348,14 @@ class KernelEmitter:
                 f"// Logical kernel {k.logical_kernel.data} ({k.kind.data.value}, "
                 f"processor slot {k.slot.data if k.slot else '?'})."
             ),
-            PRELUDE,
         ]
+        if k.is_compute:  # the host's ComputeConfig on hardware; the manifest here
+            c = self.compute
+            head.append(
+                f"// DST: {c.describe_dst()}, {c.dst_tiles(self.target)} tiles "
+                f"(fp32_dest_acc_en={c.fp32_dest_acc_en}, dst_full_sync_en={c.dst_full_sync_en})."
+            )
+        head.append(PRELUDE)
         headers = custom_headers(k)
         if headers:
             head.append("// Headers of external calls.")
@@ -620,8 +628,8 @@ class KernelEmitter:
 
     # ------------------------------------------------------------ block math
     def op_StoreOp(self, op: d.StoreOp) -> None:
-        plan = plan_store(op, self.target)
-        assert plan is not None and plan.chunk > 0, "DST capacity is checked before emission"
+        plan = plan_store(op, self.target, self.compute)
+        assert plan.chunk > 0, "DST capacity is checked before emission"
         self.line("{")
         self.indent(1)
         emit_store(op, plan, self.line, self.indent, self.cb)

@@ -61,7 +61,7 @@ class AccumulateMixin(MixinBase):
     """``+=`` on blocks and accumulator materialization (mixed into KernelCompiler)."""
 
     def accumulator_dtype(self, expr: bx.Expr) -> str:
-        if self.model.fp32_dest_acc_en:
+        if self.model.compute.fp32_dest_acc_en:
             return "f32"
         leaves = bx.leaf_dtypes(expr)
         if leaves:
@@ -148,6 +148,14 @@ class AccumulateMixin(MixinBase):
                 f"cannot infer the shape of the operand of {what}",
                 node,
                 "give the broadcast or fill in it an explicit shape=(rows, cols)",
+            )
+        if not self.model.options.compiler_dfbs:
+            self.fail(
+                f"the operand of {what} is an expression, which needs a compiler-made DFB, "
+                "and --no-ttl-compiler-dfbs forbids them",
+                node,
+                "store the expression into a block of your own DFB and pass that block, or "
+                "drop --no-ttl-compiler-dfbs",
             )
         line = getattr(node, "lineno", 0)
         dtype = self.accumulator_dtype(expr)

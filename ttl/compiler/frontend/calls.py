@@ -429,11 +429,12 @@ class CallsMixin(MixinBase):
             )
         value = lowering.lower(expr, h.dfb.shape)
         store = self.emit(d.StoreOp(h.value, value, acc))
-        plan = plan_store(store, self.model.target)
-        if plan is None or plan.chunk == 0:
+        plan = plan_store(store, self.model.target, self.model.compute)
+        if plan.chunk == 0:
             self.fail(
-                f"this expression needs {plan.regs if plan else '?'} DST registers per tile but "
-                f"{self.model.target.name} has {plan.capacity if plan else '?'}",
+                f"this expression needs {plan.regs} DST registers per tile but "
+                f"{self.model.target.name} has {plan.capacity} "
+                f"({self.model.compute.describe_dst()})",
                 node,
                 "split the expression: store part of it into an intermediate DFB block",
             )

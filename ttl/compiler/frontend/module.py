@@ -28,5 +28,14 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
         )
     for kernel in kernels:
         body.add_op(kernel)
-    op = d.OperationOp(model.name, model.grid, model.target.name, model.identity, Region(body))
+    op = d.OperationOp(
+        model.name,
+        model.grid,
+        model.target.name,
+        model.identity,
+        Region(body),
+        fp32_dest_acc_en=model.compute.fp32_dest_acc_en,
+        dst_full_sync_en=model.compute.dst_full_sync_en,
+        options=model.options.to_string(),
+    )
     return ModuleOp([op])

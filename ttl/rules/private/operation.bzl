@@ -120,6 +120,8 @@ def _ttl_operation_impl(ctx):
     compile_args.add(ctx.attr.target, format = "--target=%s")
     if ctx.attr.grid:
         compile_args.add(ctx.attr.grid, format = "--grid=%s")
+    if ctx.attr.compiler_options:
+        compile_args.add(" ".join(ctx.attr.compiler_options), format = "--options=%s")
     compile_args.add_all(include_dirs, format_each = "--include_dir=%s")
     compile_args.add("--emit=all")
     compile_args.add_all(_python_roots(ctx, py_sources.to_list()), format_each = "--action_python_root=%s")
@@ -243,6 +245,11 @@ ttl_operation_rule = rule(
             doc = "Override of the operation's grid: `RxC` (e.g. `2x4`) or `full` (the " +
                   "target's whole grid). Empty (the default): the `@ttl.operation(grid=...)` one.",
         ),
+        "compiler_options": attr.string_list(
+            doc = "TT-Lang compiler options (`ttl.CompilerOptions` flags such as " +
+                  "`--no-ttl-maximize-dst`, `--ttl-l1-budget=65536`), overriding the " +
+                  "operation's `options=` field by field.",
+        ),
         "defines": attr.string_list(
             doc = "Extra preprocessor defines (`NAME=VALUE`) for every kernel's device compile.",
         ),
@@ -277,6 +284,7 @@ def ttl_operation(
         hdrs = [],
         target = "wormhole_b0",
         grid = "",
+        compiler_options = [],
         defines = [],
         copts = [],
         **kwargs):
@@ -291,6 +299,7 @@ def ttl_operation(
       hdrs: extra headers for external calls.
       target: the device target (`wormhole_b0` or `blackhole`).
       grid: `RxC` or `full` to override the operation's own grid; empty keeps it.
+      compiler_options: `ttl.CompilerOptions` flags (`--no-ttl-maximize-dst`, ...).
       defines: extra `NAME=VALUE` defines for the device compiles.
       copts: extra device compiler flags.
       **kwargs: common attributes (visibility, tags, testonly...).
@@ -312,6 +321,7 @@ def ttl_operation(
         hdrs = hdrs,
         target = target,
         grid = grid,
+        compiler_options = compiler_options,
         defines = defines,
         copts = copts,
         **kwargs

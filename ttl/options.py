@@ -225,9 +225,31 @@ def _unknown(token: str) -> str:
     return f"unknown compiler option {token!r}{hint}; ttl-bazel honours: {honoured}"
 
 
+def split_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(the ``--ttl-*`` flags with their values, the other arguments) of ``argv``: a
+    launcher (``ttl run``) takes the former and gives the program the latter."""
+    ours: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        name, eq, _ = token.partition("=")
+        bare = name.removeprefix("--no-").removeprefix("--")
+        if not name.startswith("--") or not bare.startswith("ttl-"):
+            rest.append(token)
+            continue
+        ours.append(token)
+        flag = _BY_FLAG.get(bare)
+        if flag is not None and not flag.boolean and not eq and i < len(argv):
+            ours.append(argv[i])  # the flag's value
+            i += 1
+    return ours, rest
+
+
 def help_requested(argv: list[str]) -> bool:
     """True if ``argv`` asks for the option list (``--ttl-help``)."""
     return "--ttl-help" in argv
 
 
-__all__ = ["ENV_VAR", "CompilerOptions", "OptionsError", "help_requested"]
+__all__ = ["ENV_VAR", "CompilerOptions", "OptionsError", "help_requested", "split_argv"]

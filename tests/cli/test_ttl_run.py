@@ -60,6 +60,23 @@ def test_numpy_example_passes(ttl_run):
     assert "ttl profile" not in out  # only with --profile
 
 
+def test_compiler_options_on_the_command_line(ttl_run, cache_dir):
+    """--ttl-* flags anywhere among the program's arguments are ttl's: the program's
+    own argparse never sees them, and they select another bundle."""
+    before = set((cache_dir / "bundles").iterdir()) if (cache_dir / "bundles").exists() else set()
+    code, out, err = ttl_run(NUMPY_EXAMPLE, "--rows", "32", "--no-ttl-fpu-binary-ops")
+    assert code == 0, err
+    assert out.strip().endswith("PASS")
+    (entry,) = set((cache_dir / "bundles").iterdir()) - before
+    cpp = (entry / "kernels" / "compute.cpp").read_text()
+    assert "mul_binary_tile(" in cpp and "mul_tiles(" not in cpp
+    code, out, _ = ttl_run(NUMPY_EXAMPLE, "--ttl-help")
+    assert code == 0 and "--[no-]ttl-maximize-dst" in out and "PASS" not in out
+    code, _, err = ttl_run(NUMPY_EXAMPLE, "--ttl-maximise-dst")
+    assert code == 2
+    assert "unknown compiler option '--ttl-maximise-dst' (did you mean --ttl-maximize-dst" in err
+
+
 def test_profile_table_and_program_args(ttl_run):
     code, out, err = ttl_run("--profile", NUMPY_EXAMPLE, "--rows", "96", "--cols", "32")
     assert code == 0, err

@@ -251,15 +251,14 @@ LOOP_OK = """\
 """,
             ["cannot infer the shape of accumulator 'acc'"],
         ),
-        (  # matmul operand read back from a reserved block
+        (  # a reserved block read by broadcast before anything was stored into it
             """\
         with y_dfb.reserve() as y_blk:
-            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
             for _ in range(K):
                 with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
                     y_blk.store(ttl.math.broadcast(y_blk, dims=[0], shape=(1, 2)))  # ERROR
 """,
-            ["acquired with wait()", "read back element-wise"],
+            ["MW", "before"],
         ),
     ],
 )

@@ -11,7 +11,7 @@ from compiler_testlib import filecheck
 
 import ttl
 from ttl.compiler.opt import main as ttl_opt_main
-from ttl.options import CompilerOptions, OptionsError
+from ttl.options import CompilerOptions, OptionsError, split_argv
 
 EXP = """
 import ttl
@@ -276,3 +276,11 @@ def test_unknown_ttl_flag_in_argv_is_an_error():
 def test_compiler_options_fields_are_checked(bad):
     with pytest.raises(OptionsError):
         CompilerOptions(**bad)
+
+
+def test_split_argv_takes_the_ttl_flags_and_their_values():
+    argv = ["--rows", "32", "--ttl-l1-budget", "4096", "--no-ttl-maximize-dst", "x", "--ttl-help"]
+    ours, rest = split_argv(argv)
+    assert ours == ["--ttl-l1-budget", "4096", "--no-ttl-maximize-dst", "--ttl-help"]
+    assert rest == ["--rows", "32", "x"]
+    assert split_argv(["--ttl-l1-budget=8", "-v"]) == (["--ttl-l1-budget=8"], ["-v"])

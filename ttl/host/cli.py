@@ -2,7 +2,10 @@
 
     ttl run [--target=wormhole_b0] [--grid=XxY|full] [--profile] program.py [program args...]
 
-The program runs as ``__main__`` with ``sys.argv = [program.py, args...]``;
+``--ttl-*`` compiler options among the program's arguments are taken out and
+apply to every operation call (docs/language.md, "Compute options";
+``--ttl-help`` lists them). The program runs as ``__main__`` with
+``sys.argv = [program.py, args...]``;
 ``import ttnn`` inside it resolves to the emulator's host subset
 (``ttl.host.ttnn``) and every ``@ttl.operation`` it calls goes through the
 JIT (compile once, cache, dispatch). Exit status: the program's own, 1 when
@@ -26,6 +29,7 @@ from absl import app, flags
 
 from ttl.compiler.evaluate import parse_grid_flag
 from ttl.errors import TTLCompileError, exit_status
+from ttl.options import CompilerOptions, OptionsError, help_requested, split_argv
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
 
@@ -65,7 +69,10 @@ def new_flags() -> flags.FlagValues:
     return define_flags(flags.FlagValues())
 
 
-USAGE = "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]"
+USAGE = (
+    "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]\n"
+    "       (--ttl-* compiler options among args are ttl's: --ttl-help lists them)"
+)
 _INTERNAL = (
     str(Path(__file__).resolve().parent.parent),
     os.path.dirname(runpy.__file__),
@@ -100,10 +107,20 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
         print(f"ttl run: error: no such file: {program}", file=sys.stderr)
         return 1
     grid = parse_grid_flag(flag_values.grid)
+    option_flags, args = split_argv(args)  # --ttl-* flags are ours, not the program's
+    if help_requested(option_flags):
+        print(CompilerOptions.usage())
+        return 0
+    try:
+        options = CompilerOptions.from_string(" ".join(option_flags))
+    except OptionsError as e:
+        _usage_error(str(e))
     from ttl.host import jit, ttnn
     from ttl.runtime.errors import DeviceError
 
-    jit.configure(target=flag_values.target, grid=grid, profile=flag_values.profile)
+    jit.configure(
+        target=flag_values.target, grid=grid, profile=flag_values.profile, options=options
+    )
     ttnn.install()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))

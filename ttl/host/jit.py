@@ -22,7 +22,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ class Settings:
     target: str | None = None
     grid: Any = None  # None: the operation's own grid request
     profile: bool = False  # exact instruction counts and wait measures (slower emulation)
+    options: CompilerOptions = field(default_factory=CompilerOptions)  # `ttl run --ttl-*`
 
 
 SETTINGS = Settings()
@@ -57,10 +58,18 @@ _BUNDLES: dict[str, Bundle] = {}  # cache key -> loaded bundle (this process)
 _DEVICES: dict[tuple[str, tuple[int, int]], Device] = {}  # reused: machines are costly
 
 
-def configure(*, target: str | None = None, grid: Any = None, profile: bool = False) -> None:
-    """Sets the default target and grid override of later calls, and whether the shared
-    devices profile them (exact instructions and waits in :func:`profile`; slower)."""
+def configure(
+    *,
+    target: str | None = None,
+    grid: Any = None,
+    profile: bool = False,
+    options: CompilerOptions | None = None,
+) -> None:
+    """Sets the default target and grid override of later calls, whether the shared
+    devices profile them (exact instructions and waits in :func:`profile`; slower),
+    and the compiler options of the command line (``ttl run ... --ttl-*``)."""
     SETTINGS.target, SETTINGS.grid, SETTINGS.profile = target, grid, profile
+    SETTINGS.options = options or CompilerOptions()
 
 
 def profile() -> Profile:
@@ -151,8 +160,9 @@ def run_operation(
 
 
 def call_options(call: str | CompilerOptions | None, loc: SourceLoc | None) -> CompilerOptions:
-    """The option overrides of one call: $TTLANG_COMPILER_OPTIONS, then the program's
-    ``--ttl-*`` arguments, then the call's ``options=`` (later ones win, field by field).
+    """The option overrides of one call: $TTLANG_COMPILER_OPTIONS, then the command
+    line's ``--ttl-*`` flags (those ``ttl run`` took, then any left in the program's
+    arguments), then the call's ``options=`` (later ones win, field by field).
 
     ``--ttl-help`` among the arguments prints the option list and exits, as tt-lang does.
     """
@@ -161,6 +171,7 @@ def call_options(call: str | CompilerOptions | None, loc: SourceLoc | None) -> C
         raise SystemExit(0)
     sources: list[tuple[str, Callable[[], CompilerOptions]]] = [
         (f"${ENV_VAR}", lambda: CompilerOptions.from_string(os.environ.get(ENV_VAR))),
+        ("the command line", lambda: SETTINGS.options),
         ("the program's arguments", lambda: CompilerOptions.from_argv(sys.argv[1:])),
         ("options=", lambda: CompilerOptions.coerce(call, "options=")),
     ]

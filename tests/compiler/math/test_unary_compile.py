@@ -88,10 +88,10 @@ def _expected(case: Case) -> tuple[str, list[str]]:
     return f"ttl.unary {fn} %", [f"{fn}_tile_init();", f"{fn}_tile(0);"]
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_unary_lowering(compile_source, case: Case):
-    # The lowering does not depend on the target (test_lowering_is_the_same_on_both_targets).
-    result = compile_source(UNARY_OP.format(expr=case.expr), "op", SPECS)
+def test_unary_lowering(compile_source, case: Case, target: str):
+    result = compile_source(UNARY_OP.format(expr=case.expr), "op", SPECS, target=target)
     ir_line, cpp_lines = _expected(case)
     filecheck(result.ir, f"CHECK: ttl.read\nCHECK-NEXT: {ir_line}\nCHECK: ttl.store\n")
     checks = "CHECK: copy_tile(dfb_a_dfb, 0, 0);\n"

@@ -87,6 +87,24 @@ def test_reserved_block_read_back(tmp_path, target):
     np.testing.assert_array_equal(y, np.full((32, 64), 10.0))
 
 
+def test_reserved_block_as_operand_of_broadcast_and_reduce(tmp_path, target):
+    """A reserved block read back (RW) feeds operations that read a DFB's front: the
+    compiler copies it into a compiler-made DFB first."""
+    a, b = _inputs(5)
+    compute = """\
+        with y_dfb.reserve() as y_blk:
+            y_blk.store(ttl.math.fill(0.0, shape=(1, 2)))
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    y_blk += b_blk
+            y_blk.store(ttl.math.broadcast(ttl.math.reduce_max(y_blk, dims=[-1]), dims=[-1]))
+"""
+    y = _run(tmp_path, compute, target, a, b)
+    total = sum(_b_block(b, k) for k in range(K))
+    want = np.broadcast_to(total.max(axis=1, keepdims=True), total.shape)
+    np.testing.assert_allclose(y, want, rtol=(K + 1) * 2.0**-7)
+
+
 def test_in_place_on_reserved_block(tmp_path, target):
     a, b = _inputs(3)
     compute = """\

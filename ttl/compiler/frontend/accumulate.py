@@ -138,10 +138,12 @@ class AccumulateMixin(MixinBase):
         the front of a DFB. A sub-expression there (``reduce_sum(sqrt(x), ...)``)
         is stored into a compiler-made DFB of one block (``expr_<kernel>_<line>``):
         reserve, store, push and wait here, pop at the end of the enclosing
-        statement list (the ``with``/``for``/``if`` body or the kernel).
+        statement list (the ``with``/``for``/``if`` body or the kernel). A reserved
+        block read back (block state RW) is copied the same way: those operations
+        read the front of a DFB, where a reserved block is not.
         """
-        if isinstance(expr, bx.Leaf):
-            return expr  # a block: the lowering checks how it was acquired
+        if isinstance(expr, bx.Leaf) and expr.block.acquire != "reserve":
+            return expr  # a waited block: read in place
         shape = bx.ExprLowering(self.emit, self.error, "bf16").shape_of(expr)
         if shape is None:
             self.fail(

@@ -252,21 +252,9 @@ class ExprLowering:
         return self.emit(d.ScalarOp(d.ScalarFnEnum(e.fn), operand, e.value)).results[0]
 
     def _block_operand(self, e: Expr, what: str) -> Leaf:
-        if not isinstance(e, Leaf):
-            raise self.error(
-                f"the operand of {what} must be a block acquired from a DFB",
-                e.node,
-                "store the sub-expression into a DFB block first, then use that block",
-            )
-        if e.block.acquire == "reserve":
-            name = "an accumulator" if e.block.accumulator else e.block.describe()
-            raise self.error(
-                f"the operand of {what} must be a block acquired with wait(); {name} "
-                "reserved and stored here can only be read back element-wise",
-                e.node,
-                "push the block and wait() on it, or use it with + - * / and unary "
-                "ttl.math functions",
-            )
+        """The waited block ``e`` that ``what`` reads from the front of its DFB: the
+        frontend's ``materialize_operand`` made every other operand one."""
+        assert isinstance(e, Leaf) and e.block.acquire != "reserve", f"unmaterialized {what}"
         return e
 
     def _lower_matmul(self, e: Matmul, expected: Shape | None) -> SSAValue:

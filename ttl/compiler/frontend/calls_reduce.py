@@ -27,7 +27,9 @@ class ReduceCallsMixin(CallsMixin):
             a["scaler"], a["dims"], a["shape"] = None, a["scaler"], a.get("dims", a.get("shape"))
         scaler = None
         if a.get("scaler") is not None:
-            scaler = self.block_operand(a["scaler"], node)
+            scaler = self.materialize_operand(
+                self.block_operand(a["scaler"], node), node, f"the scaler of {fname}()"
+            )
         if "dims" not in a or a["dims"] is None:
             self.fail(
                 f"{fname}() needs dims=[...]", node, f"e.g. ttl.math.{fname}(x, s, dims=[-1])"

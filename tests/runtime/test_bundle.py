@@ -201,3 +201,22 @@ def test_unwritten_inputs_are_not_read_back(eltwise_bundle):
     np.testing.assert_allclose(
         out[3].astype(np.float32), f32[0] * f32[1] + f32[2], rtol=2**-7, atol=2**-7
     )
+
+
+@pytest.mark.parametrize("text", ["[]", '"x"', "3"])
+def test_rejects_a_manifest_that_is_not_an_object(eltwise_bundle, tmp_path, text):
+    bad = _copy(eltwise_bundle, tmp_path)
+    (bad / "manifest.json").write_text(text)
+    with pytest.raises(BundleError, match=r"malformed manifest \(a \w+, not an object\)"):
+        load_bundle(bad)
+
+
+def test_rejects_a_bad_compute_config(eltwise_bundle, tmp_path):
+    bad = _copy(eltwise_bundle, tmp_path)
+    m = json.loads((bad / "manifest.json").read_text())
+    for k in m["kernels"]:
+        if k["kind"] == "compute":
+            k["compute_config"] = {"fp32_dest_acc_en": "yes", "dst_tiles": 8}
+    _edit_manifest(bad, kernels=m["kernels"])
+    with pytest.raises(BundleError, match="kernel 'compute': compute_config"):
+        load_bundle(bad)

@@ -6,7 +6,10 @@ file), ``kernels/<source>``, ``elf/<stem>.elf`` and ``operation.mlir``, so
 ``ttl.runtime.load_bundle`` reads it unchanged.
 
 Location: ``$TTL_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttl``, else
-``~/.cache/ttl``; entries live in ``bundles/<key>``. The key is a SHA-256 over
+``~/.cache/ttl``; entries live in ``bundles/<key>``, each sealed by a record
+(``.ttl-entry.json``: its key and the SHA-256 of its manifest, whose
+``bundle`` section hashes every other file). Damaged entries are discarded and
+rebuilt; an unusable location falls back to a per-process directory. The key is a SHA-256 over
 the operation identity, the tensor specs, the target and grid, the device
 compiler's version string and flags, and a fingerprint of the ttl sources
 that shape the output (DSL, compiler, device build, device headers and link
@@ -16,11 +19,15 @@ editing the compiler or ``kernel_api.h`` never serves a stale ELF.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import hashlib
 import json
 import os
 import shutil
+import socket
+import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -127,15 +134,114 @@ class CacheStats:
 STATS = CacheStats()
 
 
+ENTRY_RECORD = ".ttl-entry.json"  # written last into an entry: its key and manifest hash
+_TMP_PREFIX = ".tmp-"  # entries being built: .tmp-<host>-<pid>-<random>
+
+
+class CacheFullError(OSError):
+    """The cache's disk is full: the message names the directory and what to do."""
+
+
+# Unusable cache directories -> the per-process directory used instead.
+_FALLBACKS: dict[Path, Path] = {}
+
+
+def bundles_dir() -> Path:
+    """The directory holding the entries, created if needed.
+
+    An unusable cache location (read-only, a file, an unwritable home) falls back,
+    with a one-line warning naming ``TTL_CACHE_DIR``, to a temporary directory
+    that lasts as long as the process.
+    """
+    root = cache_dir() / "bundles"
+    if root in _FALLBACKS:
+        return _FALLBACKS[root]
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if not os.access(root, os.W_OK | os.X_OK):
+            raise PermissionError(f"{root} is not writable")
+    except OSError as e:
+        fallback = Path(tempfile.mkdtemp(prefix="ttl-cache-")) / "bundles"
+        fallback.mkdir()
+        _notice(
+            f"the JIT cache at {root} is unusable ({e.strerror or e}); using {fallback.parent} "
+            "for this process (set TTL_CACHE_DIR to a writable directory)"
+        )
+        _FALLBACKS[root] = fallback
+        return fallback
+    return root
+
+
 def lookup(key: str) -> Path | None:
-    """The entry for ``key`` if it is complete (its manifest exists), else None."""
-    path = cache_dir() / "bundles" / key
-    return path if (path / "manifest.json").is_file() else None
+    """The entry for ``key`` if it is intact, else None.
+
+    An entry that is damaged (its record or manifest edited, missing or not a
+    directory) is discarded with a one-line notice; the caller rebuilds it.
+    """
+    path = bundles_dir() / key
+    if not os.path.lexists(path):
+        return None
+    problem = _damage(path, key)
+    if problem is None:
+        return path
+    _notice(f"discarding the damaged cache entry {path} ({problem}); rebuilding it")
+    discard(key)
+    return None
+
+
+def _damage(path: Path, key: str) -> str | None:
+    """What is wrong with the entry at ``path``, or None if its record vouches for it."""
+    if not path.is_dir() or path.is_symlink():
+        return "not a directory"
+    try:
+        record = json.loads((path / ENTRY_RECORD).read_text(encoding="utf-8"))
+        manifest = (path / "manifest.json").read_bytes()
+    except (OSError, ValueError) as e:
+        return f"unreadable: {getattr(e, 'strerror', None) or e}"
+    if not isinstance(record, dict) or record.get("key") != key:
+        return "its record names another entry"
+    if record.get("manifest_sha256") != hashlib.sha256(manifest).hexdigest():
+        return "manifest.json does not match its record"
+    return None
 
 
 def discard(key: str) -> None:
     """Removes the entry for ``key`` (a damaged one is rebuilt by the next call)."""
-    shutil.rmtree(cache_dir() / "bundles" / key, ignore_errors=True)
+    path = bundles_dir() / key
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _notice(message: str) -> None:
+    print(f"ttl: {message}", file=sys.stderr)
+
+
+def _clean_stale_builds(root: Path) -> None:
+    """Removes the temporary directories of builds on this host whose process is gone."""
+    mine = f"{_TMP_PREFIX}{socket.gethostname()}-"
+    for path in root.glob(f"{mine}*"):
+        pid = path.name[len(mine) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def store(
@@ -146,30 +252,46 @@ def store(
 ) -> Path:
     """Builds the ELFs of a ``CompileResult`` and publishes the bundle atomically.
 
-    The bundle is assembled in a temporary directory next to its final place
-    and renamed into it, so a reader never sees a half-written entry; if
-    another process published the same key first, its entry is kept.
+    The bundle is assembled in a temporary directory next to its final place,
+    sealed with its record (the manifest's hash) and renamed into place, so a
+    reader never sees a half-written entry; if another process published the
+    same key first, its entry is kept. Entries get the umask's permissions. A
+    full disk raises :class:`CacheFullError`.
     """
-    root = cache_dir() / "bundles"
-    root.mkdir(parents=True, exist_ok=True)
+    root = bundles_dir()
+    _clean_stale_builds(root)
     final = root / key
-    tmp = Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=root))
+    prefix = f"{_TMP_PREFIX}{socket.gethostname()}-{os.getpid()}-"
     try:
-        toolchain.build_bundle(
-            tmp,
-            result.sources,
-            result.manifest,
-            result.ir,
-            include_dirs=include_dirs,
-            on_kernel=on_kernel,
-        )
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
         try:
-            os.rename(tmp, final)
-        except OSError:
-            if lookup(key) is None:  # not a lost race: a real failure
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+            toolchain.build_bundle(
+                tmp,
+                result.sources,
+                result.manifest,
+                result.ir,
+                include_dirs=include_dirs,
+                on_kernel=on_kernel,
+            )
+            digest = hashlib.sha256((tmp / "manifest.json").read_bytes()).hexdigest()
+            record = {"key": key, "manifest_sha256": digest}
+            (tmp / ENTRY_RECORD).write_text(json.dumps(record, sort_keys=True) + "\n")
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp made it private
+            try:
+                os.rename(tmp, final)
+            except OSError:
+                if lookup(key) is None:  # not a lost race: a real failure
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise CacheFullError(
+                e.errno,
+                f"the JIT cache at {root} is out of disk space: free some, or set "
+                "TTL_CACHE_DIR to a directory on another disk",
+            ) from None
+        raise
     STATS.misses += 1
     STATS.compiled.append(key)
     return final

@@ -202,8 +202,9 @@ def _bundle(
     if path is not None:
         try:
             bundle = load_bundle(path)
-        except BundleError:
-            bundle = None  # a damaged entry (edited, truncated): rebuild it below
+        except BundleError as e:  # a damaged file its record cannot see: rebuild it below
+            print(f"ttl: discarding the damaged cache entry ({e}); rebuilding it", file=sys.stderr)
+            bundle = None
         if bundle is not None:
             cache.STATS.hits += 1
             _BUNDLES[key] = bundle
@@ -214,9 +215,19 @@ def _bundle(
         result = op.compile(
             specs, target=target, grid=grid, include_dirs=include_dirs, options=options
         )
-        path = cache.store(
-            key, result, include_dirs, on_kernel=lambda k: progress.update(f"building kernel {k}")
-        )
+        try:
+            path = cache.store(
+                key,
+                result,
+                include_dirs,
+                on_kernel=lambda k: progress.update(f"building kernel {k}"),
+            )
+        except cache.CacheFullError as e:
+            raise TTLCompileError(
+                f"operation '{op.name}' cannot be cached: {e.strerror}",
+                _user_loc(),
+                "free disk space or point TTL_CACHE_DIR elsewhere",
+            ) from None
     bundle = load_bundle(path)
     _BUNDLES[key] = bundle
     return bundle, "compiled", time.perf_counter() - start

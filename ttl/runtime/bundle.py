@@ -85,9 +85,12 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
     except (OSError, ValueError) as e:
         raise BundleError(f"{root}/manifest.json is unreadable: {e}") from None
     where = f"{root}/manifest.json"
+    if not isinstance(manifest, dict):
+        kind = type(manifest).__name__
+        raise BundleError(f"{where}: malformed manifest (a {kind}, not an object)")
     try:
         return _parse(root, manifest, where)
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise BundleError(f"{where}: malformed manifest ({type(e).__name__}: {e})") from None
 
 

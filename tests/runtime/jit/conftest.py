@@ -19,6 +19,7 @@ def fresh_jit(tmp_path, monkeypatch):
     monkeypatch.setattr(jit, "_PROFILE", Profile())
     monkeypatch.setattr(jit, "_BUNDLES", {})
     monkeypatch.setattr(jit, "SETTINGS", jit.Settings())
+    monkeypatch.setattr(cache, "_FALLBACKS", {})
     yield tmp_path / "cache"
 
 

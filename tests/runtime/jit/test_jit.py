@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import json
+import os
+import shutil
+import socket
 import subprocess
 import sys
 import textwrap
@@ -14,7 +18,7 @@ import pytest
 from jit_support import EXAMPLE_OP, GUARDED_STATIC, ROOT
 
 from ttl.errors import TTLCompileError
-from ttl.host import cache, jit
+from ttl.host import cache, jit, toolchain
 from ttl.operation import Operation
 
 BF16 = ml_dtypes.bfloat16
@@ -62,6 +66,7 @@ def test_first_call_compiles_and_second_call_reuses(add_mul, monkeypatch, fresh_
     assert [e.name for e in entries] == cache.STATS.compiled  # no temp dir left behind
     files = sorted(p.relative_to(entries[0]).as_posix() for p in entries[0].rglob("*.*"))
     assert files == [
+        ".ttl-entry.json",
         "elf/compute.elf",
         "elf/read.elf",
         "elf/write.elf",
@@ -77,7 +82,7 @@ _FRESH_PROCESS = textwrap.dedent("""
     import importlib.util, json, sys
     import ml_dtypes, numpy as np
     from ttl.operation import Operation
-    from ttl.host import cache, jit
+    from ttl.host import cache, jit, toolchain
     if sys.argv[1] == "forbid-compile":
         def no_compile(*args, **kwargs):
             raise AssertionError("recompiled although the bundle is cached")
@@ -142,6 +147,89 @@ def test_damaged_cache_entry_is_rebuilt(add_mul, monkeypatch, fresh_jit):
     add_mul(a, b, c, y)
     np.testing.assert_array_equal(y, _expected(a, b, c))
     assert cache.STATS.misses == 2
+
+
+def _damage_manifest(entry):
+    manifest = entry / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"grid"', '"grid" ', 1))
+
+
+@pytest.mark.parametrize(
+    ("damage", "notice"),
+    [
+        (_damage_manifest, "manifest.json does not match its record"),
+        (lambda e: (e / "manifest.json").write_text("[]"), "does not match its record"),
+        (lambda e: (e / "manifest.json").unlink(), "unreadable"),
+        (lambda e: (e / ".ttl-entry.json").write_text("{"), "unreadable"),
+        (lambda e: (shutil.rmtree(e), e.write_text("x")), "not a directory"),
+    ],
+    ids=["edited-manifest", "empty-manifest", "no-manifest", "bad-record", "a-file"],
+)
+def test_every_damaged_entry_heals(add_mul, monkeypatch, fresh_jit, capsys, damage, notice):
+    """Any damage to an entry, the manifest included, is noticed, discarded and rebuilt."""
+    a, b, c, y = _inputs((32, 32))
+    add_mul(a, b, c, y)
+    (entry,) = (fresh_jit / "bundles").iterdir()
+    damage(entry)
+    for _ in range(2):  # healed once, then served from disk again
+        monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
+        y[...] = 0
+        add_mul(a, b, c, y)
+        np.testing.assert_array_equal(y, _expected(a, b, c))
+    assert (cache.STATS.misses, cache.STATS.hits) == (2, 1)
+    err = capsys.readouterr().err
+    assert err.count("ttl: discarding the damaged cache entry") == 1 and notice in err
+
+
+def test_killed_builds_are_cleaned_and_entries_follow_the_umask(add_mul, fresh_jit):
+    root = fresh_jit / "bundles"
+    root.mkdir(parents=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    stale = root / f".tmp-{socket.gethostname()}-{dead}-abc"
+    live = root / f".tmp-{socket.gethostname()}-{os.getpid()}-abc"
+    stale.mkdir()
+    live.mkdir()
+    old = os.umask(0o022)
+    try:
+        a, b, c, y = _inputs((32, 32))
+        add_mul(a, b, c, y)
+    finally:
+        os.umask(old)
+    assert not stale.exists() and live.exists()  # a running build is left alone
+    (entry,) = [p for p in root.iterdir() if not p.name.startswith(".")]
+    assert entry.stat().st_mode & 0o777 == 0o755
+
+
+def test_unusable_cache_falls_back_with_a_warning(add_mul, monkeypatch, tmp_path, capsys):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("TTL_CACHE_DIR", str(blocker))
+    monkeypatch.setattr(cache, "_FALLBACKS", {})
+    a, b, c, y = _inputs((32, 32))
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, _expected(a, b, c))
+    err = capsys.readouterr().err
+    assert f"the JIT cache at {blocker}/bundles is unusable" in err
+    assert "set TTL_CACHE_DIR to a writable directory" in err
+    assert (cache.STATS.misses, len(cache._FALLBACKS)) == (1, 1)
+
+
+def test_a_full_disk_is_a_located_error(add_mul, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(toolchain, "build_bundle", full)
+    a, b, c, y = _inputs((32, 32))
+    with pytest.raises(TTLCompileError) as info:
+        add_mul(a, b, c, y)  # the call
+    err = info.value
+    assert "is out of disk space" in err.message and "TTL_CACHE_DIR" in err.message
+    assert err.loc.filename == __file__
 
 
 def test_cache_directory_resolution(monkeypatch, tmp_path):

@@ -88,6 +88,31 @@ def captures(fn: Callable[..., Any]) -> Iterator[tuple[str, Any]]:
         yield name, value
 
 
+def _hash_ast(root: ast.AST, h: Any) -> None:
+    """Feeds ``root``'s structure (node types, fields, values; no positions) into ``h``.
+
+    Iterative, unlike ``ast.dump``: a 2000-term expression must not hit the
+    recursion limit. The stack holds (is_marker, item) pairs so that a string
+    constant in the source can never pass for structure.
+    """
+    stack: list[tuple[bool, Any]] = [(False, root)]
+    while stack:
+        marker, item = stack.pop()
+        if marker:
+            h.update(item.encode())
+        elif isinstance(item, ast.AST):
+            h.update(f"({type(item).__name__}".encode())
+            stack.append((True, ")"))
+            for name in reversed(item._fields):
+                stack.extend(((False, getattr(item, name, None)), (True, f" {name}=")))
+        elif isinstance(item, list):
+            h.update(b"[")
+            stack.append((True, "]"))
+            stack.extend((False, x) for x in reversed(item))
+        else:
+            h.update(repr(item).encode() + b";")
+
+
 def function_identity(fn: Callable[..., Any], def_node: ast.FunctionDef | None = None) -> str:
     """Hash of (qualified name, normalized source, immutable captures) of ``fn``.
 
@@ -98,7 +123,7 @@ def function_identity(fn: Callable[..., Any], def_node: ast.FunctionDef | None =
         _, def_node = function_def(fn)
     h = hashlib.sha256()
     h.update(fn.__qualname__.encode())
-    h.update(ast.dump(def_node, include_attributes=False).encode())
+    _hash_ast(def_node, h)
     for name, value in captures(fn):
         fp = fingerprint(value)
         if fp is not None:

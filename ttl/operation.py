@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -184,6 +185,13 @@ def operation(
         raise TTLCompileError(str(e), loc, "run the program with --ttl-help for the list") from None
 
     def wrap(fn: Callable[..., Any]) -> Operation:
+        if not inspect.isfunction(fn):
+            what = f"class '{fn.__name__}'" if inspect.isclass(fn) else type(fn).__name__
+            raise TTLCompileError(
+                f"@ttl.operation decorates a function, not a {what}",
+                loc,
+                "write 'def name(tensors...):' under the decorator",
+            )
         op = Operation(
             fn,
             grid,

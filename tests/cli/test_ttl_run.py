@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -244,6 +245,8 @@ def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
     assert code == 1 and "Traceback" not in err
     assert err.startswith(f"ttl run: {prog}: DeadlockError: deadlock:")
     assert "kernel 'read': blocked in cb_reserve_back(DFB 0" in err
+    # The TT-Lang line first, then the generated C++ it came from.
+    assert re.search(r"at deadlock\.py:22 \(kernels/read\.cpp:\d+, pc 0x[0-9a-f]+\)", err), err
 
 
 def test_torch_example_passes(ttl_run):

@@ -115,6 +115,8 @@ def test_spec_mismatch_exits_1():
         [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--grid=big"],
         [f"--src={EXAMPLE}", "--operation=no_such_op", *ARGS],
         ["--src=/no/such/file.py", "--operation=x"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, f"--out={EXAMPLE}"],
+        [f"--src={EXAMPLE}", "--operation=eltwise_single_tile", *ARGS, "--options=--ttl-x"],
     ],
 )
 def test_bad_flags_exit_2(args):

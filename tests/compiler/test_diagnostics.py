@@ -293,7 +293,9 @@ def test_grid_fits_blackhole_not_wormhole(compile_source, compile_error):
 
     @ttl.operation(grid=(13, 10))  # ERROR
     def op(a):
-        pass
+        @ttl.datamovement()
+        def dm():
+            pass
     """
     assert compile_source(src, "op", {"a": "bf16[32,32]"}, target="blackhole").manifest["grid"]
     compile_error(src, "op", {"a": "bf16[32,32]"})
@@ -444,7 +446,8 @@ def test_dfb_of_another_operation(write_source):
     )
     from ttl.compiler.driver import compile_operation
 
-    compile_operation(load_operation(str(path), "first"), {"a": "bf16[32,32]"})
+    with pytest.raises(TTLCompileError, match="defines no kernels"):  # its body still ran
+        compile_operation(load_operation(str(path), "first"), {"a": "bf16[32,32]"})
     with pytest.raises(TTLCompileError) as info:
         compile_operation(load_operation(str(path), "second"), {"a": "bf16[32,32]"})
     err = info.value
@@ -460,3 +463,57 @@ with a_dfb.wait() as blk, y_dfb.reserve() as out:
     err = compile_error(kernel(body), "op", SPECS)
     assert "store(acc=True) adds to the tiles of block 'out'" in err.message
     assert "out.store(ttl.block.fill(0.0, shape=(1, 1)))" in err.hint
+
+
+def test_operation_on_a_class_is_located(write_source):
+    path = write_source(
+        """
+        import ttl
+
+        @ttl.operation(grid=(1, 1))
+        class Op:
+            pass
+        """
+    )
+    with pytest.raises(TTLCompileError) as info:
+        load_operation(str(path), "Op")
+    assert info.value.message == "@ttl.operation decorates a function, not a class 'Op'"
+    assert info.value.loc.line == 3 and info.value.hint
+
+
+def test_operation_without_kernels(compile_error):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))  # ERROR
+    def op(a):
+        n = 1
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert err.message == "operation 'op' defines no kernels: there is nothing to run"
+
+
+def test_very_long_expressions_compile(compile_source):
+    """2000-term integer and 600-term block expressions: no recursion limit is hit."""
+    ints = " + ".join(["1"] * 2000)
+    blocks = " + ".join(["a_blk"] * 600)
+    src = f"""
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        n = {ints}
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+        y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1))
+
+        @ttl.compute()
+        def compute():
+            with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+                y_blk.store({blocks})
+    """
+    result = compile_source(src, "op", {"a": "bf16[32,32]", "y": "bf16[32,32]"})
+    assert (
+        result.sources["compute.cpp"].count("add_binary_tile(")
+        + result.sources["compute.cpp"].count("add_tiles(")
+        == 599
+    )

@@ -300,3 +300,19 @@ def test_elf_without_the_crt0_symbols_is_a_launch_error(build, tmp_path):
         r"with the current ttl/runtime/device/link/crt0\.S",
     ):
         ElfImage.load(stripped)
+
+
+def test_generated_cpp_lines_map_to_the_tt_lang_line():
+    from ttl.runtime.elfinfo import _origin_of
+
+    lines = [
+        "void kernel_main() {",
+        "  // prog.py:7: with a_dfb.wait() as blk:",
+        "  cb_wait_front(dfb_a, 1);",
+        "  // prog.py:8: y_blk.store(blk)",
+        "  {",
+        "    tile_regs_acquire();",
+    ]
+    assert _origin_of(lines, 3) == "prog.py:7"
+    assert _origin_of(lines, 6) == "prog.py:8"
+    assert _origin_of(lines, 1) is None

@@ -7,13 +7,14 @@ sees the IR after the frontend and after each pass.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,9 +108,43 @@ def compile_operation(
     ``00-frontend.mlir``, ``01-<pass>.mlir``, ...
     ``options`` override the decorator's ``ttl.CompilerOptions`` field by field.
     """
+    with _deep_recursion():
+        return _compile(op, specs, target, grid, include_dirs, dump_ir_after, options)
+
+
+# The frontend and emitter walk expressions recursively: a 600-term block expression
+# nests 600 deep, several frames per level, past Python's default limit of 1000.
+_RECURSION_LIMIT = 20_000
+
+
+@contextlib.contextmanager
+def _deep_recursion() -> Iterator[None]:
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(saved, _RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(saved)
+
+
+def _compile(
+    op: Operation,
+    specs: Mapping[str, Any] | list[Any],
+    target: str | None,
+    grid: Any,
+    include_dirs: tuple[str, ...],
+    dump_ir_after: IRDump | str | None,
+    options: CompilerOptions | None,
+) -> CompileResult:
     tgt = get_target(target or DEFAULT_TARGET)
     model = evaluate_operation(op, specs, tgt, grid, options)
     check_capacity(model)
+    if not model.threads:
+        raise TTLCompileError(
+            f"operation '{op.name}' defines no kernels: there is nothing to run",
+            op.loc,
+            "define a kernel function with @ttl.compute() or @ttl.datamovement() in its body",
+        )
     module = build_module(model, tuple(include_dirs))
     check_capacity(model)  # again, with the accumulator DFBs the kernels added
     op_ir = next(iter(module.ops))

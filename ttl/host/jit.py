@@ -37,7 +37,7 @@ from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
 from ttl.specs import TensorSpec
-from ttl.targets import DEFAULT_TARGET
+from ttl.targets import DEFAULT_TARGET, TARGETS
 
 _TTL_DIR = str(Path(__file__).resolve().parent.parent)
 
@@ -123,6 +123,12 @@ def run_operation(
 
         check_tensors(op, specs, arrays)
     target = target or SETTINGS.target or DEFAULT_TARGET
+    if target not in TARGETS:
+        raise TTLCompileError(
+            f"unknown target '{target}'",
+            loc,
+            "write target= one of " + ", ".join(sorted(TARGETS)),
+        )
     grid_request = grid if grid is not None else SETTINGS.grid
     if grid_request is None:
         grid_request = op.grid

@@ -179,7 +179,11 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
         print(e.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     if fv.out:
-        result.write(fv.out, fv.emit)
+        try:
+            result.write(fv.out, fv.emit)
+        except OSError as e:
+            print(f"ttlc: error: cannot write --out {fv.out}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_BAD_FLAGS
     else:
         files = result.files(fv.emit)
         for name in files:

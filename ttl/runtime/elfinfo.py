@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,8 @@ class ElfImage:
     _symbols: list[tuple[int, int, str]] | None = field(default=None, repr=False)
     # Inlined calls: (low, high, depth, call file, call line), from DWARF.
     _inlined: list[tuple[int, int, int, str, int]] | None = field(default=None, repr=False)
+    # Kernel sources read for describe_location: bundle-relative name -> lines.
+    _sources: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ElfImage:
@@ -113,6 +116,21 @@ class ElfImage:
             segments=segments,
             _raw=raw,
         )
+
+    def _python_origin(self, cpp_file: str, cpp_line: int) -> str | None:
+        """``file.py:N`` that C++ line ``cpp_line`` of ``cpp_file`` was generated from, if
+        the kernel source sits in the bundle (``<bundle>/kernels/``, next to ``elf/``)."""
+        if not cpp_file.startswith("kernels/"):
+            return None
+        lines = self._sources.get(cpp_file)
+        if lines is None:
+            try:
+                path = Path(self.path).resolve().parent.parent / cpp_file
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                lines = []
+            self._sources[cpp_file] = lines
+        return _origin_of(lines, cpp_line)
 
     def _elf(self) -> ELFFile:
         import io
@@ -216,13 +234,30 @@ class ElfImage:
         return line
 
     def describe_location(self, pc: int) -> str:
-        """A human-readable program point for ``pc`` (file:line with -g)."""
+        """A human-readable program point for ``pc``: the TT-Lang source line the
+        generated C++ came from when the bundle has the kernel source, and the C++
+        file:line (with -g)."""
         line = self.source_location(pc)
         if line:
-            return f"{line[0]}:{line[1]} (pc {pc:#x})"
+            origin = self._python_origin(*line)
+            cpp = f"{line[0]}:{line[1]}, pc {pc:#x}" if origin else f"{line[0]}:{line[1]}"
+            return f"{origin} ({cpp})" if origin else f"{cpp} (pc {pc:#x})"
         func = _demangle(self.function_at(pc))
         where = f" in {func}" if func else ""
         return f"pc {pc:#x}{where} (no line info: compile the kernel with -g)"
+
+
+# The emitter's source comment above each statement's C++: `// softmax.py:43: <source>`.
+_ORIGIN = re.compile(r"^\s*// (?P<file>[^\s:]+\.py):(?P<line>\d+): ")
+
+
+def _origin_of(lines: list[str], cpp_line: int) -> str | None:
+    """``file.py:N`` of the nearest source comment at or above ``cpp_line`` (1-based)."""
+    for text in reversed(lines[:cpp_line]):
+        m = _ORIGIN.match(text)
+        if m:
+            return f"{m['file']}:{m['line']}"
+    return None
 
 
 def _die_ranges(die, rangelists, base: int, cu) -> list[tuple[int, int]]:

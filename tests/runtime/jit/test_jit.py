@@ -382,3 +382,13 @@ def test_ttl_help_prints_the_options_and_exits(add_mul, monkeypatch, capsys):
         add_mul(a, b, c, y)
     assert info.value.code == 0
     assert "--[no-]ttl-maximize-dst" in capsys.readouterr().out
+
+
+def test_unknown_target_is_located_at_the_call(add_mul):
+    a, b, c, y = _inputs((32, 32))
+    with pytest.raises(TTLCompileError) as info:
+        add_mul(a, b, c, y, target="grayskull")  # the call
+    err = info.value
+    assert err.message == "unknown target 'grayskull'"
+    assert err.hint == "write target= one of blackhole, wormhole_b0"
+    assert err.loc.filename == __file__

@@ -1,5 +1,7 @@
 """print(...) and ttl.signpost in kernels: IR, C++ and every located error."""
 
+# ruff: noqa: E501  (FileCheck lines quote whole IR and C++ lines)
+
 from __future__ import annotations
 
 import pytest

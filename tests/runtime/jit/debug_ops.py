@@ -24,7 +24,7 @@ def spec_debugging(a, b, c, y):
         for m_tile in range(M_TILES):
             for n_tile in range(N_TILES):
                 with ttl.signpost("i_m_n iteration"):
-                    with ttl.signpost("push c"):
+                    with ttl.signpost("push c"):  # noqa: SIM117 (the spec's layout)
                         with c_dfb.reserve() as c_blk:
                             print("c_dfb after reserve: ", c_dfb)
                             with ttl.signpost("read c"):
@@ -33,7 +33,7 @@ def spec_debugging(a, b, c, y):
                             print("m_tile=", m_tile, " n_tile=", n_tile, " c_blk: ", c_blk)
                     print("c_dfb after push: ", c_dfb)
                     for k_tile in range(K_TILES):
-                        with ttl.signpost("push a and b"):
+                        with ttl.signpost("push a and b"):  # noqa: SIM117
                             with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk:
                                 print("k_tile=", k_tile)
                                 with ttl.signpost("read a and b"):
@@ -49,7 +49,7 @@ def spec_debugging(a, b, c, y):
                 y_blk.store(c_blk * 2)
                 print("y_blk: ", y_blk)
             for _ in range(K_TILES):
-                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                with a_dfb.wait(), b_dfb.wait():
                     pass
 
     @ttl.datamovement()

@@ -25,6 +25,7 @@ from ttl.dsl import (
     grid_size,
     make_dataflow_buffer_like,
     node,
+    signpost,
 )
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.extern import (
@@ -94,4 +95,5 @@ __all__ = [
     "node",
     "operation",
     "raw_addr",
+    "signpost",
 ]

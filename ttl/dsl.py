@@ -333,6 +333,11 @@ def node(dims: int = 2) -> Any:
     """This node's coordinates (kernel bodies only): an int for dims=1, else (x, y, ...)."""
 
 
+@intrinsic("signpost")
+def signpost(name: str) -> Any:
+    """A profiling zone (kernel bodies only): ``with ttl.signpost("name"): ...``."""
+
+
 @intrinsic("copy")
 def copy(src: Any, dst: Any) -> Any:
     """Start an asynchronous copy between a block and a tensor slice; returns a transfer."""

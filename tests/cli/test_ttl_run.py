@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -263,3 +264,61 @@ def test_console_script(ttl_run):
         pytest.skip("the `ttl` console script is not installed (pip install -e .)")
     code, out, err = ttl_run(NUMPY_EXAMPLE, cmd=(script,))
     assert code == 0 and "PASS" in out, err
+
+
+DEBUG_PROGRAM = """
+    import numpy as np
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def show(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+        y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
+
+        @ttl.datamovement()
+        def read():
+            with ttl.signpost("load"), a_dfb.reserve() as blk:
+                ttl.copy(a[0, 0], blk).wait()
+                print("loaded", 1)
+
+        @ttl.compute()
+        def compute():
+            with a_dfb.wait() as x, y_dfb.reserve() as z:
+                z.store(x)
+
+        @ttl.datamovement()
+        def write():
+            with y_dfb.wait() as blk:
+                ttl.copy(blk, y[0, 0]).wait()
+
+    open("ran", "w").close()
+    show(np.ones((32, 32), np.float32), np.zeros((32, 32), np.float32))
+"""
+
+
+def test_trace_and_print_file(ttl_run, tmp_path):
+    program = _program(tmp_path, "show.py", DEBUG_PROGRAM)
+    code, out, err = ttl_run("--trace=trace.json", "--print_file=prints.txt", program)
+    assert code == 0, err
+    assert (tmp_path / "prints.txt").read_text() == "[(0,0) read] loaded 1\n"
+    assert "loaded" not in out
+    trace = json.loads((tmp_path / "trace.json").read_text())
+    spans = {(e["cat"], e["name"]) for e in trace["traceEvents"] if e["ph"] == "X"}
+    assert {("kernel", "read"), ("kernel", "compute"), ("kernel", "write")} <= spans
+    assert ("signpost", "load") in spans
+
+
+@pytest.mark.parametrize(
+    "flag,message",
+    [
+        ("--trace=missing/trace.json", "cannot write trace file missing/trace.json: directory"),
+        ("--trace=.", "trace file . is a directory"),
+        ("--print_file=missing/p.txt", "cannot write kernel prints to missing/p.txt"),
+    ],
+)
+def test_unwritable_outputs_fail_before_the_run(ttl_run, tmp_path, flag, message):
+    program = _program(tmp_path, "show.py", DEBUG_PROGRAM)
+    code, _, err = ttl_run(flag, program)
+    assert code == 2
+    assert f"ttl run: error: {message}" in err
+    assert not (tmp_path / "ran").exists()  # the program never started

@@ -1379,6 +1379,108 @@ class StoreOp(IRDLOperation):
             raise VerifyException("store needs a reserved block")
 
 
+# ------------------------------------------------------------- debugging
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """Debug print (spec "Debug printing"): text, scalars and at most one TT-Lang object.
+
+    ``parts`` is the line in order: a ``StringAttr`` is literal text (separators
+    included), an ``IntegerAttr`` the index of a ``values`` operand (an i1/i32/i64
+    scalar, or the one tensor, DFB or block). ``end`` ends the line (Python's
+    ``end=``); ``num_pages`` is the tensor pages to print.
+    """
+
+    name = "ttl.print"
+
+    values = var_operand_def()
+    parts = prop_def(ArrayAttr)
+    end = prop_def(StringAttr)
+    num_pages = opt_prop_def(IntegerAttr[I64])
+
+    # Output is a side effect: never removed, merged or moved.
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $values `)` attr-dict `:` `(` type($values) `)`"
+
+    def __init__(
+        self,
+        parts: Sequence[str | int],
+        values: Sequence[SSAValue],
+        end: str = "\n",
+        num_pages: int | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "parts": ArrayAttr(
+                StringAttr(p) if isinstance(p, str) else IntegerAttr(p, i64) for p in parts
+            ),
+            "end": StringAttr(end),
+        }
+        if num_pages is not None:
+            props["num_pages"] = IntegerAttr(num_pages, i64)
+        super().__init__(operands=[list(values)], properties=props)
+
+    @property
+    def object(self) -> SSAValue | None:
+        """The tensor, DFB or block printed, if any."""
+        objs = [v for v in self.values if isinstance(v.type, TensorType | DFBType | BlockType)]
+        return objs[0] if objs else None
+
+    def verify_(self) -> None:
+        objs = [v for v in self.values if not isinstance(v.type, IntegerType)]
+        if len(objs) > 1:
+            raise VerifyException("ttl.print prints at most one TT-Lang object")
+        for v in objs:
+            if not isinstance(v.type, TensorType | DFBType | BlockType):
+                raise VerifyException(f"ttl.print cannot print a value of type {v.type}")
+        for p in self.parts.data:
+            if isinstance(p, IntegerAttr) and not 0 <= p.value.data < len(self.values):
+                raise VerifyException("ttl.print part index out of range")
+            if not isinstance(p, IntegerAttr | StringAttr):
+                raise VerifyException("ttl.print parts are strings or operand indices")
+        if self.num_pages is not None and (
+            self.num_pages.value.data < 1
+            or not any(isinstance(v.type, TensorType) for v in self.values)
+        ):
+            raise VerifyException("num_pages needs a tensor operand and is at least 1")
+
+
+@irdl_op_definition
+class SignpostBeginOp(IRDLOperation):
+    """Entry of a profiling signpost zone (``with ttl.signpost(name):``)."""
+
+    name = "ttl.signpost_begin"
+
+    signpost = prop_def(StringAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # a timestamp: keep in place
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$signpost attr-dict"
+
+    def __init__(self, signpost: str):
+        super().__init__(properties={"signpost": StringAttr(signpost)})
+
+
+@irdl_op_definition
+class SignpostEndOp(IRDLOperation):
+    """Exit of the innermost open signpost zone (the end of its ``with``)."""
+
+    name = "ttl.signpost_end"
+
+    signpost = prop_def(StringAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$signpost attr-dict"
+
+    def __init__(self, signpost: str):
+        super().__init__(properties={"signpost": StringAttr(signpost)})
+
+
 # ===================================================================
 # External calls (ttl.call_extern_func). Contract: docs/compiler.md,
 # "External calls in the IR". Passes read DFB dependencies only through
@@ -1727,6 +1829,9 @@ TTL = Dialect(
         WhereOp,
         MaskOp,
         StoreOp,
+        PrintOp,
+        SignpostBeginOp,
+        SignpostEndOp,
         RawAddrOp,
         CallExternOp,
     ],

@@ -1,6 +1,7 @@
 """``ttl``: run TT-Lang programs written for hardware on the emulator.
 
-    ttl run [--target=wormhole_b0] [--grid=XxY|full] [--profile] program.py [program args...]
+    ttl run [--target=wormhole_b0] [--grid=XxY|full] [--profile] [--trace=FILE]
+            [--print_file=FILE] program.py [program args...]
 
 ``--ttl-*`` compiler options among the program's arguments are taken out and
 apply to every operation call (docs/language.md, "Compute options";
@@ -61,6 +62,20 @@ def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:
         "tiles moved, coprocessor ops); slows emulation.",
         flag_values=flag_values,
     )
+    flags.DEFINE_string(
+        "trace",
+        None,
+        "Write a Chrome Trace Event Format timeline (Perfetto, chrome://tracing) of every "
+        "call to this file: per node and kernel, lifetimes, signposts and blocking waits, "
+        "in model cycles; profiles the run (slower).",
+        flag_values=flag_values,
+    )
+    flags.DEFINE_string(
+        "print_file",
+        None,
+        "Write the kernels' print() lines to this file instead of standard output.",
+        flag_values=flag_values,
+    )
     return flag_values
 
 
@@ -70,7 +85,9 @@ def new_flags() -> flags.FlagValues:
 
 
 USAGE = (
-    "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] program.py [args...]\n"
+    "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] [--trace=FILE] "
+    "[--print_file=FILE]\n"
+    "               program.py [args...]\n"
     "       (--ttl-* compiler options among args are ttl's: --ttl-help lists them)"
 )
 _INTERNAL = (
@@ -117,10 +134,22 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
         _usage_error(str(e))
     from ttl.host import jit, ttnn
     from ttl.runtime.errors import DeviceError
+    from ttl.runtime.trace import check_writable
 
-    jit.configure(
-        target=flag_values.target, grid=grid, profile=flag_values.profile, options=options
-    )
+    try:  # unwritable output paths fail before anything runs
+        if flag_values.trace:
+            check_writable(flag_values.trace)
+        jit.configure(
+            target=flag_values.target,
+            grid=grid,
+            profile=flag_values.profile,
+            options=options,
+            prints=flag_values.print_file,
+            trace=bool(flag_values.trace),
+        )
+    except OSError as e:
+        print(f"ttl run: error: {e}", file=sys.stderr)
+        return 2
     ttnn.install()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
@@ -144,6 +173,10 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     if flag_values.profile:
         sys.stdout.flush()
         print(jit.profile().table())
+    if flag_values.trace:
+        jit.write_trace(flag_values.trace)
+        print(f"ttl run: trace written to {flag_values.trace}", file=sys.stderr)
+    jit.close_prints()
     return status
 
 

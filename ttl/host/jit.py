@@ -31,8 +31,10 @@ from ttl.host import cache
 from ttl.host.progress import Progress
 from ttl.operation import Operation
 from ttl.options import ENV_VAR, CompilerOptions, OptionsError, help_requested
+from ttl.runtime import trace
 from ttl.runtime.bundle import Bundle, load_bundle
 from ttl.runtime.bundle import run as run_bundle
+from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
@@ -50,6 +52,8 @@ class Settings:
     grid: Any = None  # None: the operation's own grid request
     profile: bool = False  # exact instruction counts and wait measures (slower emulation)
     options: CompilerOptions = field(default_factory=CompilerOptions)  # `ttl run --ttl-*`
+    prints: PrintSink | None = None  # kernel print lines (None: standard output)
+    trace: bool = False  # record signpost zones and waits for write_trace (implies profile)
 
 
 SETTINGS = Settings()
@@ -64,12 +68,23 @@ def configure(
     grid: Any = None,
     profile: bool = False,
     options: CompilerOptions | None = None,
+    prints: Any = None,
+    trace: bool = False,
 ) -> None:
     """Sets the default target and grid override of later calls, whether the shared
     devices profile them (exact instructions and waits in :func:`profile`; slower),
-    and the compiler options of the command line (``ttl run ... --ttl-*``)."""
+    and the compiler options of the command line (``ttl run ... --ttl-*``).
+
+    ``prints``: where kernel ``print`` lines go (None: standard output, a file
+    path, opened now, or a text stream). ``trace``: record every signpost zone
+    and blocking wait (implies profiling) for :func:`write_trace`.
+    """
     SETTINGS.target, SETTINGS.grid, SETTINGS.profile = target, grid, profile
     SETTINGS.options = options or CompilerOptions()
+    if SETTINGS.prints is not None:
+        SETTINGS.prints.close()
+    SETTINGS.prints = None if prints is None else PrintSink(prints)
+    SETTINGS.trace = trace
 
 
 def profile() -> Profile:
@@ -79,6 +94,19 @@ def profile() -> Profile:
     (:func:`configure` ``profile=True``, or the ``device=`` passed had ``profile``).
     """
     return _PROFILE
+
+
+def close_prints() -> None:
+    """Closes the print file of :func:`configure` (later prints go to standard output)."""
+    if SETTINGS.prints is not None:
+        SETTINGS.prints.close()
+    SETTINGS.prints = None
+
+
+def write_trace(path: str) -> None:
+    """Writes the Chrome Trace Event timeline of every call so far (see
+    :mod:`ttl.runtime.trace`; zones and waits need :func:`configure` ``trace=True``)."""
+    trace.write_trace(path, [(c.operation, c.kernels) for c in _PROFILE.calls])
 
 
 def release_devices() -> None:
@@ -244,6 +272,8 @@ def _device(bundle: Bundle) -> Device:
     if key not in _DEVICES:
         _DEVICES[key] = Device(bundle.target, bundle.grid)
     _DEVICES[key].profile = SETTINGS.profile
+    _DEVICES[key].trace = SETTINGS.trace
+    _DEVICES[key].prints = SETTINGS.prints
     return _DEVICES[key]
 
 

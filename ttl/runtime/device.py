@@ -9,6 +9,7 @@ import numpy as np
 
 from ttl import targets as _targets
 from ttl.runtime import memmap
+from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.dram import DRAM_BANKS, Dram
 from ttl.runtime.elfinfo import ElfImage
@@ -20,6 +21,7 @@ from ttl.runtime.program import Coord, Program
 from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
 from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
 from ttl.runtime.tiles import num_tiles, tilize, untilize
+from ttl.runtime.waits import Wait
 
 DFB_ALIGNMENT = 32
 
@@ -39,6 +41,11 @@ class Device:
     profile's timing model (``KernelStats.instructions``/``waited``; see
     ``Hart.clock``); it costs emulation speed (a Python call per executed
     block), so it is off by default.
+
+    ``prints`` is where kernel ``print`` lines go: None (standard output), a
+    file path or a text stream (settable between launches). ``trace`` (settable;
+    implies ``profile``) records every signpost zone and blocking wait with its
+    cycles in the report, for :mod:`ttl.runtime.trace`.
     """
 
     def __init__(
@@ -50,6 +57,8 @@ class Device:
         quantum: int | None = None,
         yield_charge: int = 100,
         profile: bool = False,
+        prints=None,
+        trace: bool = False,
     ):
         if target not in _targets.TARGETS:
             raise LaunchError(f"unknown target {target!r}: use one of {sorted(_targets.TARGETS)}")
@@ -65,6 +74,8 @@ class Device:
         self.quantum = quantum
         self.yield_charge = yield_charge
         self.profile = profile
+        self.trace = trace
+        self.prints = prints
         self.dram = Dram(DRAM_BANKS[target])
         self.nodes = {
             (x, y): Node(
@@ -80,6 +91,18 @@ class Device:
         self._machines: dict[tuple[tuple[int, int], str], Hart] = {}  # reused across launches
         self._staging_buffer = np.empty(0, dtype=np.uint8)
         self.last_report: RunReport | None = None
+
+    @property
+    def prints(self) -> PrintSink:
+        """The sink of kernel print lines."""
+        return self._prints
+
+    @prints.setter
+    def prints(self, target) -> None:
+        old = getattr(self, "_prints", None)
+        if old is not None and old is not target:
+            old.close()  # a file sink this device opened
+        self._prints = target if isinstance(target, PrintSink) else PrintSink(target)
 
     # -------------------------------------------------------------- tensors
     def allocate_tensor(self, shape, dtype="bf16") -> DramTensor:
@@ -143,6 +166,7 @@ class Device:
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
             rounds = run_harts(harts, self.quantum)
         pages = {cfg.page_size for cfg in program.dfbs}
+        profiled = self.profile or self.trace
         self.last_report = RunReport(
             kernels=[
                 KernelStats(
@@ -153,8 +177,12 @@ class Device:
                     h.budget_used,
                     h.cop.commands,
                     h.stall_counts(),
-                    h.instructions if self.profile else None,
-                    h.waited_cycles() if self.profile else {},
+                    h.instructions if profiled else None,
+                    h.waited_cycles() if profiled else {},
+                    h.zones.summary(),
+                    h.clock if profiled else None,
+                    list(h.zones.zones) if self.trace else [],
+                    [(a, b, Wait(*key, 0).describe()) for a, b, key in h.wait_spans],
                 )
                 for h in harts
             ],
@@ -163,7 +191,7 @@ class Device:
             rounds=rounds,
             seconds=time.perf_counter() - start,
             page_size=pages.pop() if len(pages) == 1 else None,
-            profiled=self.profile,
+            profiled=profiled,
         )
         return self.last_report
 
@@ -256,8 +284,10 @@ class Device:
                     common,
                     self.instruction_budget,
                     self.yield_charge,
-                    self.profile,
+                    self.profile or self.trace,
                     spec.dst,
+                    self._prints,
+                    self.trace,
                 )
                 node.harts[spec.slot] = hart
                 harts.append(hart)

@@ -41,6 +41,7 @@ from unicorn.unicorn_const import UC_ERR_INSN_INVALID
 
 from ttl.runtime import memmap, unicorn_raw
 from ttl.runtime.coprocessor import Coprocessor, DstMode
+from ttl.runtime.debug_print import HartPrinter, PrintSink
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import (
     DeviceFault,
@@ -49,6 +50,7 @@ from ttl.runtime.errors import (
     KernelFaultError,
     RunawayKernelError,
 )
+from ttl.runtime.signposts import HartZones
 from ttl.runtime.waits import Wait, predicate
 from ttl.runtime.watchdog import watchdog
 
@@ -121,6 +123,14 @@ class Hart:
         self._mailbox_words = memoryview(self.mailbox)
         self._noc_words = memoryview(self.noc_queue32)
         self._cop_words = memoryview(self.queue32)
+        pq = memmap.PRINT_OFFSET // 4
+        self.printer = HartPrinter(
+            node, noc.dram, self.local, a32[pq : pq + memmap.PRINT_SIZE // 4]
+        )
+        self.zones = HartZones()
+        # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).
+        self.trace = False
+        self.wait_spans: list[tuple[int, int, tuple[int, int, int]]] = []
 
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
@@ -165,12 +175,15 @@ class Hart:
         yield_charge: int,
         profile: bool = False,
         dst: DstMode | None = None,
+        prints: PrintSink | None = None,
+        trace: bool = False,
     ) -> None:
         """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST.
 
         With ``profile`` the hart counts the instructions it executes exactly
         (:attr:`instructions`) and, per wait, the cycles it waited (:attr:`waited`,
-        see :attr:`clock`).
+        see :attr:`clock`). ``prints`` receives the kernel's print lines (default:
+        standard output); ``trace`` (with ``profile``) records every wait's span.
         """
         self._set_profiling(profile)
         self.kernel, self.image = kernel, image
@@ -215,6 +228,11 @@ class Hart:
         a32[info + memmap.HINFO_NUM_ARGS] = len(args)
         a32[info + memmap.HINFO_NUM_COMMON_ARGS] = len(common_args)
         self.cop.reset(dst)
+        x, y = self.node.coord
+        self.printer.reset(f"[({x},{y}) {kernel}] ", prints or PrintSink())
+        self.zones.reset()
+        self.trace = trace and profile
+        self.wait_spans = []
         self._error: BaseException | None = None  # also KeyboardInterrupt in a callback
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)
@@ -293,6 +311,7 @@ class Hart:
             self.budget_used += self._count_run(start, ran_out)
         if resume == self._done_pc:
             self.state = HartState.DONE
+            self.printer.flush_partial()
         elif resume:  # a blocking call reached __ttl_yield: park it, resume as its `ret` would
             a, b, kind, site = mb[:_MB_RESUME]
             key = (kind, a, b)
@@ -379,6 +398,8 @@ class Hart:
             ready = self._blocked_at if ready_at is None else ready_at
             waited = max(0, ready - self._blocked_at)
             key = self._wait_key
+            if self.trace:
+                self.wait_spans.append((self._blocked_at, self._blocked_at + waited, key))
             self.waited[key] = self.waited.get(key, 0) + waited
             self.cycles_waited += waited
         self.state = HartState.READY
@@ -421,6 +442,11 @@ class Hart:
                 self._drain_noc()
             elif offset == memmap.MMIO_COP_FLUSH:
                 self.cop.drain(self._cop_words)
+            elif offset == memmap.MMIO_PRINT:
+                self.cop.drain(self._cop_words)  # a printed block shows the math issued before
+                self.printer.drain()
+            elif offset == memmap.MMIO_SIGNPOST_BEGIN or offset == memmap.MMIO_SIGNPOST_END:
+                self._signpost(offset == memmap.MMIO_SIGNPOST_BEGIN, value)
             elif offset == memmap.MMIO_ERROR:
                 mb = self.mailbox
                 raise DeviceFault(
@@ -437,6 +463,15 @@ class Hart:
         except BaseException as e:
             self._error = e
             self.uc.emu_stop()
+
+    def _signpost(self, begin: bool, name_addr: int) -> None:
+        """A signpost edge: the clock and instruction count now (profiling), else None."""
+        name = self.printer.string(name_addr)
+        cycle, instructions = (self.clock, self.instructions) if self.profiling else (None, None)
+        if begin:
+            self.zones.begin(name, cycle, instructions)
+        else:
+            self.zones.end(name, cycle, instructions)
 
     def _on_invalid(self, uc, access, address, size, value, user_data):
         self._bad_access = (access, address, size)
@@ -530,6 +565,19 @@ class Hart:
             return "nothing"
         where = self.image.describe_location(w.site - 4)
         return f"{w.describe()} at {where}\n      {w.state(self.node)}"
+
+    def debug_context(self) -> str:
+        """The open signposts and the last lines printed, for error reports ('' if none)."""
+        out = ""
+        stack = self.zones.open_names()
+        if stack:
+            out += "\n      in signpost " + " > ".join(f"'{n}'" for n in stack)
+        lines = list(self.printer.last_lines)
+        if self.printer.partial:
+            lines.append(self.printer.partial)
+        if lines:
+            out += "\n      last printed:" + "".join(f"\n        {line}" for line in lines)
+        return out
 
     def describe(self) -> str:
         text = f"kernel '{self.kernel}' {self.state.value} after {self.turns} turns"

@@ -15,7 +15,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ttl.runtime.scheduler import WAIT_LEGEND, KernelStats, RunReport, kernel_table
+from ttl.runtime.scheduler import (
+    WAIT_LEGEND,
+    KernelStats,
+    RunReport,
+    kernel_table,
+    signpost_table,
+)
 
 KernelProfile = KernelStats  # one kernel on one node during one call
 
@@ -92,6 +98,8 @@ class Profile:
                 f"{c.noc_bytes_written} B written)  cop ops {c.coprocessor_ops}"
             )
             out.append(_indent(kernel_table(c.kernels, c.profiled)))
+            if any(k.signposts for k in c.kernels):
+                out.append(_indent(signpost_table(c.kernels)))
         out.append(WAIT_LEGEND)
         return "\n".join(out)
 

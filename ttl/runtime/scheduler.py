@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ttl.runtime.errors import DeadlockError
 from ttl.runtime.hart import Hart, HartState
+from ttl.runtime.signposts import SignpostStats, Zone
 
 
 @dataclass
@@ -23,6 +24,12 @@ class KernelStats:
     instructions: int | None = None  # RISC-V instructions executed, exact
     # wait -> cycles waited on it (the profile's timing model, Hart.clock)
     waited: dict[str, int] = field(default_factory=dict)
+    # Signpost name -> executions, total cycles and instructions (cycles: profiled only).
+    signposts: dict[str, SignpostStats] = field(default_factory=dict)
+    cycles: int | None = None  # the hart's clock when it finished (profiled only)
+    # Traced launches only: every zone, and every blocking wait as (start, end, wait).
+    zones: list[Zone] = field(default_factory=list)
+    wait_spans: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -62,6 +69,7 @@ class RunReport:
         return "\n".join(
             [
                 kernel_table(self.kernels, self.profiled),
+                *([signpost_table(self.kernels)] if _has_signposts(self.kernels) else []),
                 self.summary() + f"; {self.rounds} scheduling rounds; {self.seconds:.3f} s",
                 WAIT_LEGEND,
             ]
@@ -111,6 +119,33 @@ def kernel_table(kernels: list[KernelStats], profiled: bool) -> str:
     return "\n".join(lines)
 
 
+def _has_signposts(kernels: list[KernelStats]) -> bool:
+    return any(k.signposts for k in kernels)
+
+
+def signpost_table(kernels: list[KernelStats]) -> str:
+    """Per signpost, kernel and node: executions, total and mean cycles, instructions."""
+    rows = [("signpost", "kernel", "node", "count", "cycles", "mean cycles", "instructions")]
+    for k in kernels:
+        for name, st in k.signposts.items():
+            mean = st.mean_cycles
+            rows.append(
+                (
+                    repr(name),
+                    k.kernel,
+                    f"({k.node[0]},{k.node[1]})",
+                    str(st.count),
+                    "-" if st.cycles is None else str(st.cycles),
+                    "-" if mean is None else f"{mean:.1f}",
+                    "-" if st.instructions is None else str(st.instructions),
+                )
+            )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    )
+
+
 def run_harts(harts: list[Hart], quantum: int | None) -> int:
     """Runs ``harts`` to completion; returns the number of scheduling rounds.
 
@@ -157,7 +192,7 @@ def _deadlock(harts: list[Hart]) -> DeadlockError:
         if h.state is HartState.DONE:
             waits.append(head + "finished")
         else:
-            waits.append(head + "blocked in " + h.describe_wait())
+            waits.append(head + "blocked in " + h.describe_wait() + h.debug_context())
     report = (
         "deadlock: every unfinished kernel is blocked and no state can change\n"
         + "\n".join(waits)

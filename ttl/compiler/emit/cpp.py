@@ -24,6 +24,7 @@ from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit.compute import emit_store
+from ttl.compiler.emit.debug import print_statement, signpost_statement
 from ttl.targets import Target
 
 PRELUDE = """\
@@ -217,6 +218,9 @@ _API_NAMES = frozenset(
         "unary_bcast_init",
         "pack_tile",
         "pack_reconfig_l1_acc",
+        "DPRINT",
+        "ENDL",
+        "DebugPrinter",
     ]
 )
 # Prefixes of generated and API names (dfb_x, tensor_x, ttl_node_x, exp_tile, ...).
@@ -625,6 +629,16 @@ class KernelEmitter:
         if isinstance(owner, d.GetTensorOp):
             return f"tensor_{owner.ref.root_reference.data}"
         return self.val(value)
+
+    # ------------------------------------------------------------ debugging
+    def op_PrintOp(self, op: d.PrintOp) -> None:
+        self.line(print_statement(op, self.val, self.cb, self.tensors))
+
+    def op_SignpostBeginOp(self, op: d.SignpostBeginOp) -> None:
+        self.line(signpost_statement("ttl_signpost_begin", op.signpost.data))
+
+    def op_SignpostEndOp(self, op: d.SignpostEndOp) -> None:
+        self.line(signpost_statement("ttl_signpost_end", op.signpost.data))
 
     # ------------------------------------------------------------ block math
     def op_StoreOp(self, op: d.StoreOp) -> None:

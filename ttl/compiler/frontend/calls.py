@@ -52,6 +52,8 @@ class CallsMixin(MixinBase):
             return getattr(self, "call_" + name)(node)
         if callee is builtins.slice:
             return self.call_slice(node)
+        if callee is builtins.print:
+            return self.call_print(node)
         if callee is builtins.range:
             self.fail(
                 "range() is only supported as a for-loop iterable",

@@ -14,6 +14,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import i32
 from xdsl.ir import Block, Region, SSAValue
 
+from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.scopes import assigned_names
@@ -246,8 +247,20 @@ class ControlFlowMixin(MixinBase):
         self._poison_after([n for n in names if n not in results], node, "if statement")
 
     def visit_With(self, node: ast.With) -> None:
-        acquired: list[BlockHandle] = []
+        # Items open in order and close in reverse: block releases and signpost ends.
+        opened: list[BlockHandle | str] = []
         for item in node.items:
+            signpost = self.signpost_name(item.context_expr)
+            if signpost is not None:
+                if item.optional_vars is not None:
+                    self.fail(
+                        "ttl.signpost() binds no value",
+                        item.optional_vars,
+                        f"write 'with ttl.signpost(\"{signpost}\"):' without 'as'",
+                    )
+                self.emit(d.SignpostBeginOp(signpost))
+                opened.append(signpost)
+                continue
             value = self.visit(item.context_expr)
             if (
                 not isinstance(value, BlockHandle)
@@ -255,15 +268,19 @@ class ControlFlowMixin(MixinBase):
                 or not (isinstance(item.context_expr, ast.Call))
             ):
                 self.fail(
-                    "'with' needs a block acquisition",
+                    "'with' needs a block acquisition or a signpost",
                     item.context_expr,
-                    "write 'with dfb.reserve() as blk:' or 'with dfb.wait() as blk:'",
+                    "write 'with dfb.reserve() as blk:', 'with dfb.wait() as blk:' or "
+                    "'with ttl.signpost(\"name\"):'",
                 )
             value.with_line = node.lineno
             if item.optional_vars is not None:
                 self._assign_target(item.optional_vars, value)
-            acquired.append(value)
+            opened.append(value)
         self.visit_body(node.body)
         self.stmt = node
-        for h in reversed(acquired):
-            self.release(h, node, implicit=True)
+        for h in reversed(opened):
+            if isinstance(h, str):
+                self.emit(d.SignpostEndOp(h))
+            else:
+                self.release(h, node, implicit=True)

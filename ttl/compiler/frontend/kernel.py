@@ -24,6 +24,7 @@ from ttl.compiler.frontend.accumulate import AccumulateMixin, accumulator_names
 from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
+from ttl.compiler.frontend.debug import DebugMixin
 from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import (
@@ -95,7 +96,13 @@ _OpT = TypeVar("_OpT", bound=Operation)
 
 
 class KernelCompiler(
-    AccumulateMixin, ControlFlowMixin, ReduceCallsMixin, CallsMixin, ExternMixin, ast.NodeVisitor
+    AccumulateMixin,
+    ControlFlowMixin,
+    ReduceCallsMixin,
+    CallsMixin,
+    ExternMixin,
+    DebugMixin,
+    ast.NodeVisitor,
 ):
     """Compiles one kernel function (never executed) from its AST."""
 

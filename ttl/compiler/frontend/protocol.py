@@ -116,6 +116,10 @@ class KernelCompilerProtocol(Protocol):
 
     def _loc(self, node: ast.AST) -> FileLineColLoc: ...
 
+    def call_print(self, node: ast.Call) -> None: ...  # DebugMixin
+
+    def signpost_name(self, expr: ast.expr) -> str | None: ...  # DebugMixin
+
     # ------------------------------------------------------------ accumulators (accumulate.py)
     filename: str
     header: list[Operation]  # ops placed at the kernel's entry

@@ -53,6 +53,8 @@
 #define TTL_NOC_QUEUE_SIZE 0x1000u
 #define TTL_MAILBOX_OFFSET 0x3000u
 #define TTL_HART_INFO_OFFSET 0x3100u
+#define TTL_PRINT_OFFSET 0x3200u
+#define TTL_PRINT_SIZE 0x0E00u
 #define TTL_HART_ARGS_SIZE 0x4000u
 #define TTL_ARGS_MAX 1024
 // Mailbox words (blocking waits, errors); __ttl_yield in crt0.S writes RESUME.
@@ -78,6 +80,25 @@
 #define TTL_MMIO_NOC_FLUSH 0x0u
 #define TTL_MMIO_COP_FLUSH 0x8u
 #define TTL_MMIO_ERROR 0xCu
+// Debugging (written only by kernels that print or have signposts).
+#define TTL_MMIO_PRINT 0x10u           // value 1: the print call ended; 0: the buffer is full
+#define TTL_MMIO_SIGNPOST_BEGIN 0x14u  // value: address of the signpost's name (NUL-terminated)
+#define TTL_MMIO_SIGNPOST_END 0x18u    // value: the same address
+
+// Print buffer (hart-private, in HART_ARGS): word 0 counts the items, which start
+// at byte 16 and are 4 words each: tag, a, b, c. The emulator formats and empties
+// it when the print doorbell rings. Strings are read from kernel memory.
+#define TTL_PRINT_HEADER_BYTES 16
+#define TTL_PRINT_ITEM_WORDS 4
+#define TTL_PRINT_CAPACITY \
+  ((TTL_PRINT_SIZE - TTL_PRINT_HEADER_BYTES) / (TTL_PRINT_ITEM_WORDS * 4))
+#define TTL_PRINT_STR 1     // a: address of a NUL-terminated string
+#define TTL_PRINT_INT 2     // a: int32
+#define TTL_PRINT_UINT 3    // a: uint32
+#define TTL_PRINT_INT64 4   // a: low word, b: high word
+#define TTL_PRINT_DFB 5     // a: DFB id (its state)
+#define TTL_PRINT_BLOCK 6   // a: DFB id, b: tiles, c: columns | reserved << 31 (at wr_ptr)
+#define TTL_PRINT_TENSOR 7  // a: DRAM base, b: pages, c: data format | tile columns << 8
 
 // NOC requests are queued like coprocessor commands (word 0 = count, 8-word
 // entries from byte 32): cmd, src lo, src hi, dst lo, dst hi, size, extra,

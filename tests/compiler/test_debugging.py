@@ -1,0 +1,180 @@
+"""print(...) and ttl.signpost in kernels: IR, C++ and every located error."""
+
+# ruff: noqa: E501  (FileCheck lines quote whole IR and C++ lines)
+
+from __future__ import annotations
+
+import pytest
+from compiler_testlib import filecheck
+
+SPECS = {"a": "bf16[64,64]", "y": "bf16[64,64]"}
+
+OP = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 2), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 2), block_count=2)
+
+    @ttl.compute()
+    def compute():
+        for r in range(2):
+            with ttl.signpost("row"):
+                with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+                    y_blk.store(a_blk * 2)
+                    print("r=", r, y_blk)
+
+    @ttl.datamovement()
+    def read():
+        print("a: ", a, num_pages=2)
+        for r in range(2):
+            with a_dfb.reserve() as a_blk:
+                print("state", a_dfb)
+                ttl.copy(a[r, 0:2], a_blk).wait()
+            print("r=", r, "n", r > 0, 7, 'q"\\\\', sep="|", end="")
+
+    @ttl.datamovement()
+    def write():
+        for r in range(2):
+            with ttl.signpost("outer"), y_dfb.wait() as y_blk:
+                with ttl.signpost("inner"):
+                    ttl.copy(y_blk, y[r, 0:2]).wait()
+"""
+
+
+def test_print_and_signpost_ir_and_cpp(compile_source):
+    result = compile_source(OP, "op", SPECS)
+    filecheck(
+        result.ir,
+        """
+        CHECK: ttl.kernel @compute
+        CHECK: ttl.signpost_begin "row"
+        CHECK: ttl.store
+        CHECK: ttl.print(%r, %y_blk) {parts = ["r= ", 0 : i64, 1 : i64], end = "\\0A"} : (i32, !ttl.block<1x2xbf16>)
+        CHECK: ttl.signpost_end "row"
+        CHECK: ttl.kernel @read
+        CHECK: ttl.print(%a) {parts = ["a: ", 0 : i64], end = "\\0A", num_pages = 2 : i64} : (!ttl.tensor<64x64xbf16>)
+        CHECK: ttl.print(%{{.*}}) {parts = ["state", 0 : i64], end = "\\0A"} : (!ttl.dfb<1x2xbf16>)
+        CHECK: ttl.print(%{{.*}}, %{{.*}}) {parts = ["r=|", 0 : i64, "|n|", 1 : i64, "|7|q\\22\\\\"], end = ""} : (i32, i1)
+        CHECK: ttl.kernel @write
+        CHECK: ttl.signpost_begin "outer"
+        CHECK: ttl.signpost_begin "inner"
+        CHECK: ttl.signpost_end "inner"
+        CHECK: ttl.signpost_end "outer"
+        """,
+    )
+    cpp = result.sources
+    filecheck(
+        cpp["compute.cpp"],
+        """
+        CHECK: ttl_signpost_begin("row");
+        CHECK: pack_tile
+        CHECK: DPRINT << "r= " << static_cast<int32_t>(r) << "<Block of y_dfb shape=(1, 2) dtype=bf16>" << ttl_print_block(dfb_y_dfb, 2, 2, true) << ENDL();
+        CHECK: cb_push_back
+        CHECK: ttl_signpost_end("row");
+        """,
+    )
+    filecheck(
+        cpp["read.cpp"],
+        """
+        CHECK: DPRINT << "a: <Tensor a shape=(64, 64) dtype=bf16>" << ttl_print_tensor(get_arg_val<uint32_t>(0), 2, 5, 2) << ENDL();
+        CHECK: DPRINT << "state<DataflowBuffer a_dfb shape=(1, 2) dtype=bf16>" << ttl_print_dfb(dfb_a_dfb) << ENDL();
+        CHECK: DPRINT << "r=|" << static_cast<int32_t>(r) << "|n|" << ({{.*}} ? "True" : "False") << "|7|q\\"\\\\" << ttl_print_flush();
+        """,
+    )
+    filecheck(
+        cpp["write.cpp"],
+        """
+        CHECK: ttl_signpost_begin("outer");
+        CHECK: cb_wait_front
+        CHECK: ttl_signpost_begin("inner");
+        CHECK: noc_async_write_barrier();
+        CHECK: ttl_signpost_end("inner");
+        CHECK: cb_pop_front
+        CHECK: ttl_signpost_end("outer");
+        """,
+    )
+
+
+def test_kernels_without_print_have_no_debug_code(compile_source):
+    source = OP.replace('print("r=", r, y_blk)', "pass")
+    result = compile_source(source, "op", SPECS)
+    assert "DPRINT" not in result.sources["compute.cpp"]
+    assert "ttl_signpost" not in result.sources["read.cpp"]
+
+
+def test_cpp_string_escapes():
+    from ttl.compiler.emit.debug import cpp_string
+
+    assert cpp_string('a"b\\c\n\t') == '"a\\"b\\\\c\\n\\t"'
+    assert cpp_string("é?") == '"\\303\\251\\077"'  # UTF-8 bytes; no trigraphs
+
+
+DM = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def read():
+        with a_dfb.reserve() as blk:
+            ttl.copy(a[0, 0], blk).wait()
+{body}
+
+    @ttl.compute()
+    def compute():
+        with a_dfb.wait() as x, y_dfb.reserve() as z:
+            z.store(x)
+            n = 3
+
+    @ttl.datamovement()
+    def write():
+        with y_dfb.wait() as blk:
+            ttl.copy(blk, y[0, 0]).wait()
+"""
+
+ERRORS = [
+    (
+        "print(a, a_dfb)  # ERROR",
+        "print() takes one TT-Lang object per call; this is the second "
+        "(dataflow buffer 'a_dfb' after tensor 'a')",
+    ),
+    ("print(blk, num_pages=2)  # ERROR", "num_pages= applies to a tensor, not block 'blk'"),
+    ("print(7, num_pages=2)  # ERROR", "num_pages= applies to a tensor, not no TT-Lang object"),
+    ("print(a, file=None)  # ERROR", "print() got an unexpected keyword argument 'file'"),
+    ("print(a, num_pages=5)  # ERROR", "num_pages must be a compile-time integer from 1 to 4"),
+    ("print(a, num_pages=ttl.node(dims=1))  # ERROR", "num_pages must be a compile-time integer"),
+    ("print(1, sep=2)  # ERROR", "sep= must be a constant string"),
+    ("print(*[1])  # ERROR", "print(*args) is not supported"),
+    ("print(ttl.copy(a[0, 0], blk))  # ERROR", "print() cannot print a transfer"),
+    ("ttl.signpost('x')  # ERROR", "ttl.signpost() can only be used as a 'with' statement"),
+    ("with ttl.signpost(3):  # ERROR\n    pass", "ttl.signpost() name must be a constant string"),
+    ("with ttl.signpost():  # ERROR\n    pass", "ttl.signpost() takes one argument"),
+    ("with ttl.signpost('x') as s:  # ERROR\n    pass", "ttl.signpost() binds no value"),
+    ("with blk:  # ERROR\n    pass", "'with' needs a block acquisition or a signpost"),
+]
+
+
+@pytest.mark.parametrize("body,message", ERRORS, ids=[m for _, m in ERRORS])
+def test_debugging_errors(compile_error, body, message):
+    lines = body.splitlines()
+    # Inside the reader's `with`, where `blk` is live.
+    text = "\n".join("            " + line for line in lines)
+    err = compile_error(DM.format(body=text), "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
+    assert message in err.message, err.render()
+
+
+def test_print_of_a_released_block_is_an_os_error(compile_error):
+    source = DM.format(body="        print(blk)  # ERROR")
+    err = compile_error(source, "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
+    assert "block state OS" in err.message
+
+
+def test_print_of_a_block_expression(compile_error):
+    source = DM.format(body="").replace("n = 3", "print(x + x)  # ERROR")
+    err = compile_error(source, "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
+    assert "print() cannot print a block expression" in err.message

@@ -1,0 +1,118 @@
+"""Timelines of traced launches in Chrome Trace Event Format (Perfetto, chrome://tracing).
+
+A traced device (``Device(trace=True)``, ``ttl run --trace=FILE``,
+``jit.configure(trace=True)``) records, per hart, its signpost zones and
+blocking waits in cycles of the profile's timing model (``Hart.clock``). This
+module turns calls' kernel statistics into the JSON object format of the
+Trace Event Format: one process per node, one thread per processor slot
+(named after the kernel), complete events (``"ph": "X"``) for each kernel's
+lifetime, each signpost zone and each blocking DFB or semaphore wait.
+Timestamps are model cycles written where the format expects microseconds,
+so the viewer's "1 us" is one cycle (``otherData`` says so). Calls follow
+each other on the time axis in order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ttl.runtime.scheduler import KernelStats
+
+TIME_UNIT = "model cycles (shown as microseconds: 1 us = 1 cycle)"
+_SLOTS = ("dm0", "dm1", "compute")  # thread order within a node
+_GAP = 10  # cycles between consecutive calls on the time axis
+
+
+def chrome_trace(calls: Sequence[tuple[str, Sequence[KernelStats]]]) -> dict[str, Any]:
+    """The trace of ``calls`` ((operation name, its kernels' statistics) in call order)."""
+    events: list[dict[str, Any]] = []
+    threads: dict[tuple[int, int], tuple[str, str]] = {}  # (pid, tid) -> (node, thread)
+    start = 0
+    for index, (operation, kernels) in enumerate(calls, 1):
+        end = start
+        for k in kernels:
+            pid, tid = _pid(k.node), _tid(k.slot)
+            threads.setdefault(
+                (pid, tid), (f"node ({k.node[0]},{k.node[1]})", f"{k.slot} ({k.kernel})")
+            )
+            cycles = k.cycles or 0
+            end = max(end, start + cycles)
+            args = {"call": index, "operation": operation, "instructions": k.instructions}
+            events.append(_span(k.kernel, "kernel", start, cycles, pid, tid, args))
+            for z in k.zones:
+                if z.begin is None or z.end is None:
+                    continue
+                events.append(
+                    _span(
+                        z.name,
+                        "signpost",
+                        start + z.begin,
+                        z.end - z.begin,
+                        pid,
+                        tid,
+                        {"instructions": z.instructions, "depth": z.depth},
+                    )
+                )
+            for a, b, wait in k.wait_spans:
+                events.append(_span(wait, "wait", start + a, b - a, pid, tid, {}))
+        start = end + _GAP
+    meta: list[dict[str, Any]] = []
+    for (pid, tid), (node, slot) in sorted(threads.items()):
+        if not any(m["pid"] == pid and m["name"] == "process_name" for m in meta):
+            meta.append(_meta("process_name", pid, 0, {"name": node}))
+            meta.append(_meta("process_sort_index", pid, 0, {"sort_index": pid}))
+        meta.append(_meta("thread_name", pid, tid, {"name": slot}))
+        meta.append(_meta("thread_sort_index", pid, tid, {"sort_index": tid}))
+    return {
+        "traceEvents": meta + events,
+        "displayTimeUnit": "ns",
+        "otherData": {"time_unit": TIME_UNIT, "generator": "ttl-bazel emulator"},
+    }
+
+
+def check_writable(path: str) -> None:
+    """Raises OSError with a clear message unless ``path`` can be written (before a run)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OSError(f"trace file {path} is a directory")
+    if not os.path.isdir(parent):
+        raise OSError(f"cannot write trace file {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise OSError(f"cannot write trace file {path}: permission denied")
+
+
+def write_trace(path: str, calls: Iterable[tuple[str, Sequence[KernelStats]]]) -> None:
+    """Writes the trace of ``calls`` to ``path`` (deterministic JSON)."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(chrome_trace(list(calls)), f, indent=0, sort_keys=True)
+        f.write("\n")
+
+
+def _pid(node: tuple[int, int]) -> int:
+    return 1 + node[1] * 1000 + node[0]
+
+
+def _tid(slot: str) -> int:
+    return 1 + (_SLOTS.index(slot) if slot in _SLOTS else len(_SLOTS))
+
+
+def _span(
+    name: str, cat: str, ts: int, dur: int, pid: int, tid: int, args: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "cat": cat,
+        "ph": "X",
+        "ts": ts,
+        "dur": dur,
+        "pid": pid,
+        "tid": tid,
+        "args": args,
+    }
+
+
+def _meta(name: str, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "ph": "M", "pid": pid, "tid": tid, "args": args}

@@ -220,3 +220,15 @@ def test_rejects_a_bad_compute_config(eltwise_bundle, tmp_path):
     _edit_manifest(bad, kernels=m["kernels"])
     with pytest.raises(BundleError, match="kernel 'compute': compute_config"):
         load_bundle(bad)
+
+
+def test_rejects_a_read_only_output(eltwise_bundle):
+    a, b, c = _inputs()
+    y = np.zeros(SHAPE, BF16)
+    y.flags.writeable = False
+    with pytest.raises(LaunchError, match=r"tensor 'y' \(argument 3\) is a read-only NumPy array"):
+        run(eltwise_bundle, a, b, c, y)
+    a.flags.writeable = False  # inputs may be read-only
+    y.flags.writeable = True
+    run(eltwise_bundle, a, b, c, y)
+    np.testing.assert_array_equal(y, _fma(a, b, c))

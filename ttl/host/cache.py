@@ -93,14 +93,15 @@ def cache_key(
     target: str,
     grid: Any,
     include_dirs: Sequence[str] = (),
-    compute: Mapping[str, Any] | None = None,
+    build: Mapping[str, Any] | None = None,
 ) -> str:
     """The entry name: SHA-256 over everything that decides the bundle's bytes.
 
-    ``compute``: the operation's compute options and compiler options.
+    ``build``: the rest of it: the source's file name (the C++ line comments name
+    it), the operation's compute options and the compiler options.
     """
     fields = {
-        "compute": dict(compute or {}),
+        "build": dict(build or {}),
         "format": KEY_VERSION,
         "identity": identity,
         "specs": list(specs),

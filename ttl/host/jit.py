@@ -161,13 +161,16 @@ def run_operation(
     if grid_request is None:
         grid_request = op.grid
     include_dirs = tuple(include_dirs)
-    compute = {
+    build = {
+        # The source's file name is in the generated C++ (its line comments) and so in
+        # every error a run reports: two files with the same operation differ.
+        "source": os.path.basename(op.loc.filename),
         "fp32_dest_acc_en": op.fp32_dest_acc_en,
         "dst_full_sync_en": op.dst_full_sync_en,
         "options": op.options.merge(overrides).to_string(),
     }
     key = cache.cache_key(
-        op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs, compute
+        op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs, build
     )
     bundle, source, compile_seconds = _bundle(
         op, key, bound, target, grid_request, include_dirs, overrides

@@ -269,6 +269,12 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
                 f"{tuple(arr.shape)}, but the operation was compiled for {sig.shape}: recompile "
                 "the operation for this shape"
             )
+        if sig.written and isinstance(t, np.ndarray) and not t.flags.writeable:
+            raise LaunchError(
+                f"{bundle.operation}: tensor '{sig.name}' (argument {sig.index}) is a "
+                "read-only NumPy array, but a kernel writes it: pass a writeable array "
+                "(e.g. .copy())"
+            )
         arrays.append(arr)
     return arrays
 

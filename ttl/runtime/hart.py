@@ -450,7 +450,9 @@ class Hart:
             elif offset == memmap.MMIO_ERROR:
                 mb = self.mailbox
                 raise DeviceFault(
-                    self._api_error(value, int(mb[memmap.MB_A]), int(mb[memmap.MB_B])),
+                    self._api_error(
+                        value, int(mb[memmap.MB_A]), int(mb[memmap.MB_B]), int(mb[memmap.MB_C])
+                    ),
                     ra=int(mb[memmap.MB_SITE]),
                 )
             else:
@@ -528,7 +530,7 @@ class Hart:
             return self._fault("illegal instruction", pc)
         return self._fault(f"CPU fault: {err}", pc)
 
-    def _api_error(self, kind: int, a: int, b: int) -> str:
+    def _api_error(self, kind: int, a: int, b: int, c: int = 0) -> str:
         if kind == memmap.ERR_ARG_INDEX:
             return (
                 f"get_arg_val({a}) reads runtime argument {a}, but this node was launched "
@@ -554,6 +556,14 @@ class Hart:
             return (
                 f"cb_pop_front({a}, {b}) pops more pages than are filled (wait for them "
                 f"first); {self.node.dfbs[a].describe()}"
+            )
+        if kind == memmap.ERR_SLICE_BOUNDS:
+            offset = a - (1 << 32) if a >= 1 << 31 else a  # an int32 offset
+            size, extent = b >> 16, b & 0xFFFF
+            span = f"[{offset}]" if size == 1 else f"[{offset}:{offset + size}]"
+            return (
+                f"tile slice {span} is out of bounds for {self.printer.string(c)} "
+                f"({extent} tiles): indices are in tiles, 0 <= index < {extent}"
             )
         return f"device API error {kind} ({a}, {b})"
 

@@ -252,8 +252,10 @@ def test_cache_key_covers_every_input(needs_device_cxx):
         (base[0], ["f32[32,32]"], *base[2:]),
         (*base[:2], "blackhole", base[3]),
         (*base[:3], (2, 2)),
+        (*base, (), {"source": "other.py"}),
+        (*base, (), {"options": "--no-ttl-maximize-dst"}),
     ]
-    assert len({cache.cache_key(*v) for v in variants} | {key}) == 5
+    assert len({cache.cache_key(*v) for v in variants} | {key}) == 7
     assert "-march=rv32im" in cache.device_compiler_version()  # flags are part of the key
 
 

@@ -550,6 +550,9 @@ class KernelEmitter:
         page_terms, local_terms = [], []
         for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
             coord = self.val(off)
+            if not coord.isdigit():  # constants were checked by the frontend
+                what = f"dimension {dim} of tensor '{tname}'"
+                self.line(f'ttl_check_slice({coord}, {size}, {tiles[dim]}, "{what}");')
             if size > 1:
                 iv = self.namer.fresh(f"tile{dim}")
                 loops.append((iv, size))

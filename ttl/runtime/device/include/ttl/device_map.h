@@ -63,6 +63,7 @@
 #define TTL_MB_KIND 2
 #define TTL_MB_SITE 3
 #define TTL_MB_RESUME 4
+#define TTL_MB_C 5  // third error word
 // Hart info words.
 #define TTL_HINFO_NUM_ARGS 0
 #define TTL_HINFO_NUM_COMMON_ARGS 1
@@ -126,6 +127,7 @@
 #define TTL_ERR_SEM_INDEX 5
 #define TTL_ERR_DFB_PUSH_OVERFLOW 6
 #define TTL_ERR_DFB_POP_UNDERFLOW 7
+#define TTL_ERR_SLICE_BOUNDS 8  // A: offset, B: size << 16 | extent, C: what (C string)
 
 // NOC address: low 32 bits = address on the target. High 32 bits: for nodes
 // x0 | y0 << 8 | x1 << 16 | y1 << 24 (a unicast has x1 == x0, y1 == y0); for

@@ -76,6 +76,11 @@ class TensorAccessor {
   uint32_t page_size_;
 };
 
+// Stops the run unless the `size`-tile slice at tile offset `index` lies within
+// [0, extent) of a tensor dimension; `what` names the dimension ("dimension 1 of
+// tensor 'a'"). The compiler emits it for slice offsets it cannot check itself.
+void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, const char* what);
+
 void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
                          uint32_t dst_local_l1_addr);
 void noc_async_write_tile(uint32_t page_id, const TensorAccessor& accessor,

@@ -267,6 +267,11 @@ TTL_IMPL uint64_t accessor_noc_addr(uint32_t base, uint32_t page_size, uint32_t 
   return dram_noc_addr(base, page_size, page_id, offset);
 }
 
+TTL_IMPL void slice_error(int32_t index, uint32_t size, uint32_t extent, const char* what) {
+  mailbox()[TTL_MB_C] = reinterpret_cast<uint32_t>(what);
+  fail(TTL_ERR_SLICE_BOUNDS, static_cast<uint32_t>(index), size << 16 | extent, TTL_CALL_SITE);
+}
+
 TTL_IMPL void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
                                   uint32_t dst_local_l1_addr) {
   uint32_t page = accessor.page_size();
@@ -447,6 +452,14 @@ TTL_INLINE uint64_t TensorAccessor::get_noc_addr(uint32_t page_id, uint32_t offs
   uint64_t r = ttl_impl::accessor_noc_addr(bank_base_address_, page_size_, page_id, offset);
   TTL_NO_TAIL();
   return r;
+}
+
+// Inline: the in-range case costs one compare; only a failure calls out.
+TTL_INLINE void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, const char* what) {
+  if (static_cast<uint32_t>(index) > extent - size) {
+    ttl_impl::slice_error(index, size, extent, what);
+    TTL_NO_TAIL();
+  }
 }
 
 TTL_FORWARD_VOID(noc_async_read_tile,

@@ -516,3 +516,23 @@ def test_very_long_expressions_compile(compile_source):
         + result.sources["compute.cpp"].count("add_tiles(")
         == 599
     )
+
+
+@pytest.mark.parametrize("test", ["True", "rows > 0"])
+def test_a_while_loop_on_nothing_the_body_changes_never_ends(compile_error, test):
+    src = f"""
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        rows = 2
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+
+        @ttl.datamovement()
+        def dm():
+            n = 0
+            while {test}:  # ERROR
+                n = n + 1
+    """
+    err = compile_error(src, "op", {"a": "bf16[32,32]"})
+    assert err.message == "this while loop never ends: its condition is always true"

@@ -19,7 +19,9 @@ TARGET_FLAGS = ("-march=rv32im", "-mabi=ilp32")
 #: Every compile. Freestanding C++17 without exceptions, RTTI or thread-safe
 #: statics (a guarded function-local static would otherwise need the C++
 #: runtime's ``__cxa_guard_acquire``, which a kernel does not link). ``-g``
-#: lets emulator errors name source lines.
+#: lets emulator errors name source lines. ``-fno-finite-loops``: C++'s
+#: forward-progress rule would let -O2 delete a loop without side effects that
+#: never ends; a kernel's must stay, so the emulator reports it as a runaway.
 COPTS = (
     *TARGET_FLAGS,
     "-O2",
@@ -29,6 +31,7 @@ COPTS = (
     "-fno-exceptions",
     "-fno-rtti",
     "-fno-threadsafe-statics",
+    "-fno-finite-loops",
     "-nostdinc++",
     "-Wall",
 )

@@ -1,4 +1,4 @@
-// PASSES: ttl-check-conditions,ttl-assign-slots,ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-allocate-dfbs,dce
+// PASSES: ttl-check-conditions,ttl-assign-slots,ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce
 // The driver's whole pipeline (driver.PIPELINE) on the frontend IR of
 // examples/kernels/dfb_reuse_extern.py (ttlc's IR dump step 00-frontend.mlir):
 // two DFBs used one after the other by external calls share physical index 0.

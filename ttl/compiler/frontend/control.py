@@ -162,16 +162,20 @@ class ControlFlowMixin(MixinBase):
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
             self.fail("while-else is not supported in a kernel", node, "remove the else clause")
-        cond = self.visit(node.test)
-        if isinstance(cond, bool | int) and not isinstance(cond, Dyn):
-            if not cond:
-                return
-            self.fail(
-                "this while loop never ends: its condition is always true",
-                node.test,
-                "loop on a runtime condition, or use for i in range(n)",
-            )
         carried, other = self._carried(node.body, set())
+        # A condition on names the body assigns (n < count; n = n + 1) changes per
+        # iteration; only a condition on nothing the body changes is decided here.
+        tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+        if not tested & {*carried, *other}:
+            cond = self.visit(node.test)
+            if isinstance(cond, bool | int) and not isinstance(cond, Dyn):
+                if not cond:
+                    return
+                self.fail(
+                    "this while loop never ends: its condition is always true",
+                    node.test,
+                    "loop on a runtime condition, or use for i in range(n)",
+                )
         kinds = [self._kind(self.vars[n]) for n in carried]
         inits = [self.to_ssa(self.vars[n], node) for n in carried]
         types_ = [scalar_type(k) for k in kinds]

@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
     "ttl-check-conditions,ttl-assign-slots,ttl-check-dfb-protocol,"
-    "ttl-compute-lifetimes,ttl-allocate-dfbs,dce"
+    "ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce"
 )
 """The driver's pipeline, in ``ttl-opt -p`` syntax."""
 
@@ -47,6 +47,12 @@ def _allocate() -> type[ModulePass]:
     return AllocateDFBsPass
 
 
+def _ttl_dce() -> type[ModulePass]:
+    from ttl.compiler.passes.dce import TTLDeadCodeEliminationPass
+
+    return TTLDeadCodeEliminationPass
+
+
 def _dce() -> type[ModulePass]:
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
@@ -70,6 +76,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ttl-check-dfb-protocol": _protocol,
         "ttl-compute-lifetimes": _lifetimes,
         "ttl-allocate-dfbs": _allocate,
+        "ttl-dce": _ttl_dce,
         "dce": _dce,
         "cse": _cse,
     }

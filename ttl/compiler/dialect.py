@@ -907,11 +907,19 @@ class ReadOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$block attr-dict `:` type($block) `->` type($result)"
 
-    def __init__(self, block: SSAValue, view: Sequence[int] | None = None):
-        """``view``: the shape the block is read at (``ttl.math.unsqueeze``/``squeeze``)."""
+    def __init__(
+        self,
+        block: SSAValue,
+        view: Sequence[int] | None = None,
+        element_type: Attribute | None = None,
+    ):
+        """``view``: the shape the block is read at (``ttl.math.unsqueeze``/``squeeze``);
+        ``element_type``: the type its tiles are unpacked to in DST (default: the
+        block's; a store of mixed dtypes unpacks every operand to the stored one)."""
         assert isinstance(block.type, BlockType)
         dims = block.type.dims if view is None else tuple(view)
-        super().__init__(operands=[block], result_types=[TilesType(dims, block.type.element_type)])
+        elem = element_type or block.type.element_type
+        super().__init__(operands=[block], result_types=[TilesType(dims, elem)])
 
     def verify_(self) -> None:
         _require_compute(self)

@@ -214,7 +214,10 @@ class ExprLowering:
         # One read per block (and view) per store: the same block used twice is one operand.
         key = (blk.value, e.shape)
         if key not in self._reads:
-            self._reads[key] = self.emit(d.ReadOp(blk.value, e.view)).results[0]
+            # Operands of a mixed store are unpacked to the stored dtype in DST, so the
+            # element-wise ops see one tile type.
+            read = d.ReadOp(blk.value, e.view, self.elem if self.mixed else None)
+            self._reads[key] = self.emit(read).results[0]
         return self._reads[key]
 
     def _lower_binary(self, e: Binary, expected: Shape | None) -> SSAValue:

@@ -114,15 +114,15 @@ def chrome_trace(calls: Sequence[Call]) -> dict[str, Any]:
     }
 
 
-def check_writable(path: str) -> None:
+def check_writable(path: str, what: str = "trace file") -> None:
     """Raises OSError with a clear message unless ``path`` can be written (before a run)."""
     parent = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise OSError(f"trace file {path} is a directory")
+        raise OSError(f"{what} {path} is a directory")
     if not os.path.isdir(parent):
-        raise OSError(f"cannot write trace file {path}: directory {parent} does not exist")
+        raise OSError(f"cannot write {what} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise OSError(f"cannot write trace file {path}: permission denied")
+        raise OSError(f"cannot write {what} {path}: permission denied")
 
 
 def write_trace(path: str, calls: Iterable[Call]) -> None:

@@ -212,3 +212,13 @@ def test_deadlock_report_shows_signposts_and_last_prints(needs_device_cxx):
     assert "in signpost 'outer' > 'all of a first'" in read
     assert "last printed:\n        pushing a tile 0\n        pushing a tile 1" in read
     assert out.getvalue() == "[(0,0) read] pushing a tile 0\n[(0,0) read] pushing a tile 1\n"
+
+
+def test_trace_of_a_run_plots_to_a_png(run_spec, tmp_path):
+    from ttl.host.timeline_plot import load_trace, plot
+
+    run_spec(trace=True)
+    trace, out = tmp_path / "trace.json", tmp_path / "timeline.png"
+    jit.write_trace(str(trace))
+    plot(load_trace(str(trace)), str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000

@@ -338,7 +338,6 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
       name: test name.
       operation: label of a `ttl_operation`.
       size: test size.
-      trace: write the run's timeline to the test's undeclared outputs.
       **kwargs: common test attributes.
     """
     checker = Label("//ttl/rules/private/tools:check_bundle.py")

@@ -10,7 +10,13 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SCRIPTS = ["build_bench.py", "compile_bench.py", "emulator_bench.py", "launch_bench.py"]
+SCRIPTS = [
+    "build_bench.py",
+    "compile_bench.py",
+    "emulator_bench.py",
+    "launch_bench.py",
+    "trace_bench.py",
+]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

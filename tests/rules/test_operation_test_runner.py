@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import pytest
 from bazel_harness import ROOT
@@ -66,3 +67,41 @@ def test_missing_reference_function_is_a_clear_error(bundle, tmp_path):
     empty.write_text("X = 1\n")
     with pytest.raises(SystemExit, match="no function `reference`"):
         run(bundle, empty)
+
+
+def test_trace_flag_writes_the_timeline_to_the_undeclared_outputs(
+    bundle, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("TEST_UNDECLARED_OUTPUTS_DIR", str(tmp_path))
+    assert run(bundle, ROOT / "examples/basic/eltwise_single_tile.py", "--trace") == 0
+    path = tmp_path / "eltwise_single_tile.trace.json"
+    assert f"trace written to {path}" in capsys.readouterr().out
+    events = json.loads(path.read_text())["traceEvents"]
+    kinds = {(e["ph"], e.get("cat")) for e in events}
+    assert {("X", "kernel"), ("X", "dfb_wait"), ("b", "noc"), ("e", "noc"), ("C", "dfb")} <= kinds
+
+
+def test_trace_env_var_and_an_explicit_file(bundle, tmp_path, monkeypatch):
+    monkeypatch.setenv("TTL_TRACE", "1")
+    monkeypatch.setenv("TEST_UNDECLARED_OUTPUTS_DIR", str(tmp_path / "outputs"))
+    (tmp_path / "outputs").mkdir()
+    assert run(bundle, ROOT / "examples/basic/eltwise_single_tile.py") == 0
+    assert (tmp_path / "outputs/eltwise_single_tile.trace.json").is_file()
+    monkeypatch.setenv("TTL_TRACE", "0")  # off; --trace=FILE names the file
+    monkeypatch.chdir(tmp_path)
+    assert run(bundle, ROOT / "examples/basic/eltwise_single_tile.py", "--trace=mine.json") == 0
+    assert json.loads((tmp_path / "mine.json").read_text())["traceEvents"]
+
+
+def test_trace_without_a_file_or_outputs_dir_is_a_clear_error(bundle, monkeypatch):
+    monkeypatch.delenv("TEST_UNDECLARED_OUTPUTS_DIR", raising=False)
+    monkeypatch.delenv("TTL_TRACE", raising=False)
+    with pytest.raises(SystemExit, match=r"--trace without a file needs \$TEST_UNDECLARED"):
+        run(bundle, ROOT / "examples/basic/eltwise_single_tile.py", "--trace")
+
+
+def test_unwritable_trace_file_is_an_error_before_the_run(bundle, tmp_path, capsys):
+    missing = tmp_path / "no/such/dir/t.json"
+    with pytest.raises(SystemExit, match=f"cannot write trace file {missing}: directory"):
+        run(bundle, ROOT / "examples/basic/eltwise_single_tile.py", f"--trace={missing}")
+    assert "max |error|" not in capsys.readouterr().out  # nothing ran

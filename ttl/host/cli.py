@@ -2,6 +2,9 @@
 
     ttl run [--target=wormhole_b0] [--grid=XxY|full] [--profile] [--trace=FILE]
             [--print_file=FILE] program.py [program args...]
+    ttl plot [--title=TEXT] TRACE.json OUT.png
+
+``ttl plot`` draws a trace's timeline as a PNG (``ttl.host.plot_cli``).
 
 ``--ttl-*`` compiler options among the program's arguments are taken out and
 apply to every operation call (docs/language.md, "Compute options";
@@ -88,7 +91,8 @@ USAGE = (
     "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] [--trace=FILE] "
     "[--print_file=FILE]\n"
     "               program.py [args...]\n"
-    "       (--ttl-* compiler options among args are ttl's: --ttl-help lists them)"
+    "       (--ttl-* compiler options among args are ttl's: --ttl-help lists them)\n"
+    "       ttl plot [--title=TEXT] TRACE.json OUT.png"
 )
 _INTERNAL = (
     str(Path(__file__).resolve().parent.parent),
@@ -201,6 +205,10 @@ def run() -> None:
     The flags go into absl's global ``FLAGS`` here, in the entry point only, so
     absl's ``--help`` and ``--helpfull`` work as usual.
     """
+    if sys.argv[1:2] == ["plot"]:
+        from ttl.host.plot_cli import main as plot_main
+
+        sys.exit(plot_main(sys.argv[2:]))
     flag_values = define_flags(flags.FLAGS)
     app.run(
         lambda argv: sys.exit(main(argv, flag_values)),

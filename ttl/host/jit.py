@@ -106,7 +106,7 @@ def close_prints() -> None:
 def write_trace(path: str) -> None:
     """Writes the Chrome Trace Event timeline of every call so far (see
     :mod:`ttl.runtime.trace`; zones and waits need :func:`configure` ``trace=True``)."""
-    trace.write_trace(path, [(c.operation, c.kernels) for c in _PROFILE.calls])
+    trace.write_trace(path, [(c.operation, c.kernels, c.dfb_counts) for c in _PROFILE.calls])
 
 
 def release_devices() -> None:

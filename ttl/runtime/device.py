@@ -160,6 +160,8 @@ class Device:
             raise LaunchError(f"{len(sems)} semaphores requested; a node has {memmap.SEM_MAX}")
         for node in self.nodes.values():
             node.reset(program.dfbs, bases, sems)
+            if self.trace:
+                node.start_counting()
         start = time.perf_counter()
         read0, written0 = self.noc.bytes_read, self.noc.bytes_written
         harts = self._make_harts(program)
@@ -183,6 +185,7 @@ class Device:
                     h.clock if profiled else None,
                     list(h.zones.zones) if self.trace else [],
                     [(a, b, Wait(*key, 0).describe()) for a, b, key in h.wait_spans],
+                    list(h.transfers),
                 )
                 for h in harts
             ],
@@ -192,6 +195,7 @@ class Device:
             seconds=time.perf_counter() - start,
             page_size=pages.pop() if len(pages) == 1 else None,
             profiled=profiled,
+            dfb_counts=[c for n in self.nodes.values() for c in n.dfb_counts or ()],
         )
         return self.last_report
 

@@ -51,6 +51,7 @@ from ttl.runtime.errors import (
     RunawayKernelError,
 )
 from ttl.runtime.signposts import HartZones
+from ttl.runtime.timeline import NocTransfer, transfer
 from ttl.runtime.waits import Wait, predicate
 from ttl.runtime.watchdog import watchdog
 
@@ -131,6 +132,8 @@ class Hart:
         # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).
         self.trace = False
         self.wait_spans: list[tuple[int, int, tuple[int, int, int]]] = []
+        self.transfers: list[NocTransfer] = []  # tracing: the NOC requests it issued
+        self._drained_at = 0  # tracing: the clock at its last NOC queue drain
 
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
@@ -233,6 +236,8 @@ class Hart:
         self.zones.reset()
         self.trace = trace and profile
         self.wait_spans = []
+        self.transfers = []
+        self._drained_at = 0
         self._error: BaseException | None = None  # also KeyboardInterrupt in a callback
         self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)
@@ -333,7 +338,8 @@ class Hart:
         if self.budget_used > self.budget and self.state is not HartState.DONE:
             raise RunawayKernelError(
                 f"executed more than {self.budget} instructions without finishing (a runaway "
-                "loop?); pass a larger instruction_budget to Device if the kernel needs it",
+                "loop?); pass a larger instruction_budget to Device if the kernel needs it"
+                + self.debug_context(),
                 self.context(self.pc),
             )
 
@@ -415,12 +421,28 @@ class Hart:
     def _drain_noc(self) -> None:
         """Runs the NOC queue; profiling, stamps harts its semaphore writes may wake."""
         noc = self.noc
-        noc.drain(self.node, self._noc_words)
+        if self.trace:
+            self._drain_traced()
+        else:
+            noc.drain(self.node, self._noc_words)
         if noc.signalled:
             if self.profiling:
                 for node in noc.signalled:
                     node.wake(self.clock)
             noc.signalled.clear()
+
+    def _drain_traced(self) -> None:
+        """Runs the NOC queue, recording each request (see :mod:`ttl.runtime.timeline`)."""
+        noc = self.noc
+        log: list[tuple[int, int, int, int, int]] = []
+        noc.log = log
+        try:
+            noc.drain(self.node, self._noc_words)
+        finally:
+            noc.log = None
+            clock = self.clock
+            self.transfers.extend(transfer(*r, self._drained_at, clock) for r in log)
+            self._drained_at = clock
 
     def can_resume(self) -> bool:
         """Whether the parked wait can now succeed (evaluated with the device's formulas)."""

@@ -31,6 +31,9 @@ class Noc:
         # Nodes whose memory a slow-path request wrote (semaphores, DFB words may have
         # changed there); the issuing hart checks their waiting harts and clears it.
         self.signalled: set = set()
+        # Tracing: a list to which drain() appends each request it runs, as
+        # (command, source, destination, size, extra); None (the default) records nothing.
+        self.log: list[tuple[int, int, int, int, int]] | None = None
 
     def drain(self, node, queue) -> None:
         """Runs and empties the request queue mapped at ``queue`` (uint32 words) for ``node``."""
@@ -43,9 +46,14 @@ class Noc:
         host, dram_end, num_banks, l1 = dram.host_view, dram.end, dram.num_banks, node.l1_view
         l1_size = len(l1)
         read = written = 0
+        log = self.log
         try:
             for i in range(0, len(words), _WORDS):
                 cmd, src_lo, src_hi, dst_lo, dst_hi, size = words[i : i + 6]
+                if log is not None:
+                    log.append(
+                        (cmd, src_lo | src_hi << 32, dst_lo | dst_hi << 32, size, words[i + 6])
+                    )
                 # Fast path for the DRAM <-> own-L1 tile traffic of every data-movement
                 # kernel: one DRAM stripe (dram.py). `hi ^ DRAM flag` is the bank for a
                 # DRAM address, huge otherwise.

@@ -7,6 +7,7 @@ import numpy as np
 from ttl.runtime import memmap
 from ttl.runtime.dfb import DFBConfig, DFBState
 from ttl.runtime.errors import DeviceFault
+from ttl.runtime.timeline import DfbCount
 
 
 class Node:
@@ -33,6 +34,9 @@ class Node:
         # Profiling: the cycle of a store to a DFB counter or semaphore whose effect
         # on waiting harts is not checked yet (see wake).
         self.sync_cycle: int | None = None
+        # Tracing only (see start_counting): every change of a DFB counter.
+        self.dfb_counts: list[DfbCount] | None = None
+        self._counters: dict[int, tuple[int, int]] = {}  # DFB -> (received, acked) last seen
         self._info = (coord[0], coord[1], grid[0], grid[1], dram_banks, l1_bytes, dfb_count)
 
     def reset(self, dfbs: list[DFBConfig], dfb_bases: dict[int, int], semaphores: list[int]):
@@ -41,6 +45,7 @@ class Node:
         self.regs[:] = 0
         self.harts = {}
         self.sync_cycle = None
+        self.dfb_counts = None
         info = memmap.NODE_INFO_OFFSET // 4
         self.regs32[info : info + len(self._info)] = self._info
         self.regs32[info + memmap.INFO_SEM_COUNT] = len(semaphores)
@@ -58,6 +63,25 @@ class Node:
             cycle, self.sync_cycle = self.sync_cycle, None
         for hart in self.harts.values():
             hart.note_satisfiable(cycle)
+        if self.dfb_counts is not None and cycle is not None:
+            self._count_dfbs(cycle)
+
+    def start_counting(self) -> None:
+        """Tracing: records every DFB counter change from now on (:attr:`dfb_counts`),
+        starting with the configured DFBs' counters at cycle 0."""
+        self.dfb_counts = []
+        self._counters = {d.index: (-1, -1) for d in self.dfbs if d.configured}
+        self._count_dfbs(0)
+
+    def _count_dfbs(self, cycle: int) -> None:
+        counts = self.dfb_counts
+        assert counts is not None  # wake() checks
+        for index, (rec0, ack0) in self._counters.items():
+            dfb = self.dfbs[index]
+            rec, ack = dfb.received, dfb.acked
+            if rec != rec0 or ack != ack0:
+                counts.append(DfbCount(self.coord, index, cycle, (rec - ack) & 0xFFFFFFFF))
+                self._counters[index] = (rec, ack)
 
     def resolve(self, addr: int, size: int) -> np.ndarray:
         """The node's bytes [addr, addr + size) in L1 or the register page."""

@@ -22,6 +22,7 @@ from ttl.runtime.scheduler import (
     kernel_table,
     signpost_table,
 )
+from ttl.runtime.timeline import DfbCount
 
 KernelProfile = KernelStats  # one kernel on one node during one call
 
@@ -42,6 +43,7 @@ class CallProfile:
     coprocessor_ops: int
     profiled: bool  # instructions and waits measured
     kernels: list[KernelStats]
+    dfb_counts: list[DfbCount] = field(default_factory=list)  # traced calls only
 
     @classmethod
     def from_report(
@@ -68,6 +70,7 @@ class CallProfile:
             report.coprocessor_commands,
             report.profiled,
             list(report.kernels),
+            list(report.dfb_counts),
         )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ttl.runtime.errors import DeadlockError
 from ttl.runtime.hart import Hart, HartState
 from ttl.runtime.signposts import SignpostStats, Zone
+from ttl.runtime.timeline import DfbCount, NocTransfer
 
 
 @dataclass
@@ -27,9 +28,11 @@ class KernelStats:
     # Signpost name -> executions, total cycles and instructions (cycles: profiled only).
     signposts: dict[str, SignpostStats] = field(default_factory=dict)
     cycles: int | None = None  # the hart's clock when it finished (profiled only)
-    # Traced launches only: every zone, and every blocking wait as (start, end, wait).
+    # Traced launches only: every zone, every blocking wait as (start, end, wait) and
+    # every NOC request the hart issued.
     zones: list[Zone] = field(default_factory=list)
     wait_spans: list[tuple[int, int, str]] = field(default_factory=list)
+    transfers: list[NocTransfer] = field(default_factory=list)
 
 
 @dataclass
@@ -43,6 +46,7 @@ class RunReport:
     seconds: float = 0.0  # wall time of the launch (harts created to last hart done)
     page_size: int | None = None  # the DFBs' page size when they all have one
     profiled: bool = False  # instructions and waited were measured
+    dfb_counts: list[DfbCount] = field(default_factory=list)  # traced: DFB counter changes
 
     @property
     def tiles_moved(self) -> int | None:

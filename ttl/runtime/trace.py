@@ -1,12 +1,21 @@
 """Timelines of traced launches in Chrome Trace Event Format (Perfetto, chrome://tracing).
 
 A traced device (``Device(trace=True)``, ``ttl run --trace=FILE``,
-``jit.configure(trace=True)``) records, per hart, its signpost zones and
-blocking waits in cycles of the profile's timing model (``Hart.clock``). This
-module turns calls' kernel statistics into the JSON object format of the
-Trace Event Format: one process per node, one thread per processor slot
-(named after the kernel), complete events (``"ph": "X"``) for each kernel's
-lifetime, each signpost zone and each blocking DFB or semaphore wait.
+``jit.configure(trace=True)``) records, per hart, its signpost zones, blocking
+waits and NOC requests, and per node every DFB counter change, in cycles of
+the profile's timing model (``Hart.clock``). This module turns calls' records
+into the JSON object format of the Trace Event Format: one process per node,
+one thread per processor slot (named after the kernel), and
+
+* complete events (``"ph": "X"``) for each kernel's lifetime (cat ``kernel``),
+  each signpost zone (``signpost``) and each blocking wait (``dfb_wait`` for
+  ``cb_wait_front``/``cb_reserve_back``, ``semaphore_wait`` for
+  ``noc_semaphore_wait``/``_min``);
+* async events (``"ph": "b"``/``"e"``, cat ``noc``) for each NOC transfer, on
+  the issuing node, from the hart's previous NOC queue drain to the drain that
+  ran it (see :mod:`ttl.runtime.timeline`);
+* counter events (``"ph": "C"``, name ``DFB i``) with each DFB's pages filled.
+
 Timestamps are model cycles written where the format expects microseconds,
 so the viewer's "1 us" is one cycle (``otherData`` says so). Calls follow
 each other on the time axis in order.
@@ -20,18 +29,26 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ttl.runtime.scheduler import KernelStats
+from ttl.runtime.timeline import DfbCount, occupancy
 
 TIME_UNIT = "model cycles (shown as microseconds: 1 us = 1 cycle)"
 _SLOTS = ("dm0", "dm1", "compute")  # thread order within a node
 _GAP = 10  # cycles between consecutive calls on the time axis
+_SEMAPHORE_WAITS = ("noc_semaphore_wait",)  # prefixes of semaphore waits' names
+
+# (operation name, its kernels' statistics, its DFB counter changes); the third
+# element may be left out (a call traced without DFB counters).
+Call = tuple[str, Sequence[KernelStats]] | tuple[str, Sequence[KernelStats], Sequence[DfbCount]]
 
 
-def chrome_trace(calls: Sequence[tuple[str, Sequence[KernelStats]]]) -> dict[str, Any]:
-    """The trace of ``calls`` ((operation name, its kernels' statistics) in call order)."""
+def chrome_trace(calls: Sequence[Call]) -> dict[str, Any]:
+    """The trace of ``calls`` in call order (see :data:`Call`)."""
     events: list[dict[str, Any]] = []
     threads: dict[tuple[int, int], tuple[str, str]] = {}  # (pid, tid) -> (node, thread)
     start = 0
-    for index, (operation, kernels) in enumerate(calls, 1):
+    transfer_id = 0
+    for index, call in enumerate(calls, 1):
+        operation, kernels = call[0], call[1]
         end = start
         for k in kernels:
             pid, tid = _pid(k.node), _tid(k.slot)
@@ -57,7 +74,31 @@ def chrome_trace(calls: Sequence[tuple[str, Sequence[KernelStats]]]) -> dict[str
                     )
                 )
             for a, b, wait in k.wait_spans:
-                events.append(_span(wait, "wait", start + a, b - a, pid, tid, {}))
+                cat = "semaphore_wait" if wait.startswith(_SEMAPHORE_WAITS) else "dfb_wait"
+                events.append(_span(wait, cat, start + a, b - a, pid, tid, {}))
+            for t in k.transfers:
+                transfer_id += 1
+                common = {"name": t.kind, "cat": "noc", "id": transfer_id, "pid": pid, "tid": tid}
+                args = {
+                    "kernel": k.kernel,
+                    "source": t.source,
+                    "destination": t.destination,
+                    "bytes" if t.kind != "noc semaphore inc" else "increment": t.size,
+                }
+                events.append({**common, "ph": "b", "ts": start + t.issued_after, "args": args})
+                events.append({**common, "ph": "e", "ts": start + t.done, "args": {}})
+        counts: Sequence[DfbCount] = call[2] if len(call) > 2 else ()
+        for c in occupancy(counts):
+            events.append(
+                {
+                    "name": f"DFB {c.dfb}",
+                    "cat": "dfb",
+                    "ph": "C",
+                    "ts": start + c.cycle,
+                    "pid": _pid(c.node),
+                    "args": {"pages filled": c.filled},
+                }
+            )
         start = end + _GAP
     meta: list[dict[str, Any]] = []
     for (pid, tid), (node, slot) in sorted(threads.items()):
@@ -73,18 +114,18 @@ def chrome_trace(calls: Sequence[tuple[str, Sequence[KernelStats]]]) -> dict[str
     }
 
 
-def check_writable(path: str) -> None:
+def check_writable(path: str, what: str = "trace file") -> None:
     """Raises OSError with a clear message unless ``path`` can be written (before a run)."""
     parent = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise OSError(f"trace file {path} is a directory")
+        raise OSError(f"{what} {path} is a directory")
     if not os.path.isdir(parent):
-        raise OSError(f"cannot write trace file {path}: directory {parent} does not exist")
+        raise OSError(f"cannot write {what} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise OSError(f"cannot write trace file {path}: permission denied")
+        raise OSError(f"cannot write {what} {path}: permission denied")
 
 
-def write_trace(path: str, calls: Iterable[tuple[str, Sequence[KernelStats]]]) -> None:
+def write_trace(path: str, calls: Iterable[Call]) -> None:
     """Writes the trace of ``calls`` to ``path`` (deterministic JSON)."""
     with open(path, "w", encoding="utf-8") as f:
         json.dump(chrome_trace(list(calls)), f, indent=0, sort_keys=True)

@@ -124,13 +124,18 @@ def test_trace_json_structure(run_spec, tmp_path):
     assert "model cycles" in trace["otherData"]["time_unit"]
     events = trace["traceEvents"]
     for e in events:
-        assert e["ph"] in ("X", "M")
+        assert e["ph"] in ("X", "M", "b", "e", "C")
         assert isinstance(e["name"], str) and isinstance(e["pid"], int)
-        assert isinstance(e["tid"], int)
+        if e["ph"] != "C":
+            assert isinstance(e["tid"], int)
         if e["ph"] == "X":
             assert isinstance(e["ts"], int) and isinstance(e["dur"], int)
             assert e["ts"] >= 0 and e["dur"] >= 0
-            assert e["cat"] in ("kernel", "signpost", "wait")
+            assert e["cat"] in ("kernel", "signpost", "dfb_wait", "semaphore_wait")
+        elif e["ph"] in ("b", "e"):
+            assert e["cat"] == "noc" and isinstance(e["id"], int)
+        elif e["ph"] == "C":
+            assert e["cat"] == "dfb" and isinstance(e["ts"], int)
         else:
             assert e["name"] in (
                 "process_name",
@@ -156,8 +161,44 @@ def test_trace_json_structure(run_spec, tmp_path):
     for z in zones:  # every zone lies within its kernel's lifetime, on its thread
         assert (z["pid"], z["tid"]) == (reader["pid"], reader["tid"])
         assert reader["ts"] <= z["ts"] and z["ts"] + z["dur"] <= reader["ts"] + reader["dur"]
-    waits = [e for e in spans if e["cat"] == "wait"]
+    waits = [e for e in spans if e["cat"] == "dfb_wait"]
     assert waits and all(w["name"].startswith(("cb_wait_front", "cb_reserve_back")) for w in waits)
+
+
+def test_trace_has_noc_transfers_and_dfb_occupancy(run_spec, tmp_path):
+    run_spec(trace=True)
+    path = tmp_path / "trace.json"
+    jit.write_trace(str(path))
+    events = json.loads(path.read_text())["traceEvents"]
+    kernels = {e["name"]: e for e in events if e.get("cat") == "kernel"}
+    # NOC transfers: a begin and an end per transfer id, on the issuing kernel's thread.
+    begins = {e["id"]: e for e in events if e["ph"] == "b"}
+    ends = {e["id"]: e for e in events if e["ph"] == "e"}
+    assert begins and begins.keys() == ends.keys()
+    for i, b in begins.items():
+        assert b["ts"] <= ends[i]["ts"] and ends[i]["name"] == b["name"]
+    reads = [b for b in begins.values() if b["name"] == "noc read"]
+    writes = [b for b in begins.values() if b["name"] == "noc write"]
+    # The reader reads c (2 tiles) and a, b (4 tiles each, k loop twice); the writer y.
+    assert len(reads) == 2 * (1 + 2 * 2) and len(writes) == 2
+    reader, writer = kernels["matmul_read"], kernels["write"]
+    assert all((r["pid"], r["tid"]) == (reader["pid"], reader["tid"]) for r in reads)
+    assert all(w["tid"] == writer["tid"] for w in writes)
+    assert reads[0]["args"]["source"].startswith("DRAM bank ")
+    assert reads[0]["args"]["destination"].startswith("L1 @ 0x")
+    assert reads[0]["args"]["bytes"] == 2048
+    # DFB occupancy: per DFB a counter track that starts at 0 and stays within the
+    # DFB's 2 pages (cycle order; see ttl/runtime/timeline.py on its final value).
+    counters: dict[str, list[tuple[int, int]]] = {}
+    for e in events:
+        if e["ph"] == "C":
+            counters.setdefault(e["name"], []).append((e["ts"], e["args"]["pages filled"]))
+    assert sorted(counters) == ["DFB 0", "DFB 1", "DFB 2", "DFB 3"]
+    for samples in counters.values():
+        assert samples[0] == (0, 0)
+        assert [t for t, _ in samples] == sorted(t for t, _ in samples)
+        assert all(0 <= v <= 2 for _, v in samples)
+        assert any(v > 0 for _, v in samples)
 
 
 def test_deadlock_report_shows_signposts_and_last_prints(needs_device_cxx):
@@ -171,3 +212,13 @@ def test_deadlock_report_shows_signposts_and_last_prints(needs_device_cxx):
     assert "in signpost 'outer' > 'all of a first'" in read
     assert "last printed:\n        pushing a tile 0\n        pushing a tile 1" in read
     assert out.getvalue() == "[(0,0) read] pushing a tile 0\n[(0,0) read] pushing a tile 1\n"
+
+
+def test_trace_of_a_run_plots_to_a_png(run_spec, tmp_path):
+    from ttl.host.timeline_plot import load_trace, plot
+
+    run_spec(trace=True)
+    trace, out = tmp_path / "trace.json", tmp_path / "timeline.png"
+    jit.write_trace(str(trace))
+    plot(load_trace(str(trace)), str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000

@@ -362,6 +362,7 @@ def ttl_operation_test(
         atol = "0.0078125",
         deps = [],
         size = "small",
+        trace = False,
         **kwargs):
     """A py_test that dispatches `operation`'s bundle on the emulator and checks it against NumPy.
 
@@ -374,6 +375,10 @@ def ttl_operation_test(
     tolerances (2^-7) allow the bf16 rounding of the output (relative error
     <= 2^-9) plus fp32 accumulation-order differences.
     `bazel run` prints the comparison and the per-kernel emulator profile.
+    With `trace` (or `bazel test --test_arg=--trace`, or
+    `--test_env=TTL_TRACE=1`) the run's timeline is written to
+    `$TEST_UNDECLARED_OUTPUTS_DIR/<operation>.trace.json` (Chrome Trace Event
+    Format; open it in Perfetto).
 
     Args:
       name: test name.
@@ -385,6 +390,7 @@ def ttl_operation_test(
       atol: tolerance relative to the largest |reference| value (a string).
       deps: Python libraries the reference imports.
       size: test size.
+      trace: write the run's timeline to the test's undeclared outputs.
       **kwargs: common test attributes.
     """
     runner = Label("//ttl/rules/private/tools:operation_test.py")
@@ -400,7 +406,7 @@ def ttl_operation_test(
             "--seed=%d" % seed,
             "--rtol=" + rtol,
             "--atol=" + atol,
-        ],
+        ] + (["--trace"] if trace else []),
         data = [operation],
         python_version = "PY3",
         deps = deps + [

@@ -9,6 +9,13 @@ of the next tensor (or a tuple for the next ones); an output matches when
 the output's range: bf16 roundings of partial sums do). Prints the comparison and
 the emulator's per-kernel profile (profiled: exact instructions executed and
 waits per DFB); exits non-zero on a mismatch.
+
+With ``--trace`` (or the environment variable ``TTL_TRACE=1``, e.g.
+``bazel test --test_env=TTL_TRACE=1``) the run is traced and its timeline
+written in Chrome Trace Event Format to
+``$TEST_UNDECLARED_OUTPUTS_DIR/<operation>.trace.json`` (``bazel test`` keeps
+it in ``bazel-testlogs/<package>/<test>/test.outputs/``); ``--trace=FILE``
+names the file. An unwritable trace file is an error before the run.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
+import os
 import sys
 
 import ml_dtypes
@@ -23,6 +31,7 @@ import numpy as np
 
 from ttl.runtime import Device, load_bundle, run
 from ttl.runtime.errors import DeviceError
+from ttl.runtime.trace import check_writable, write_trace
 
 _DTYPES = {"bf16": ml_dtypes.bfloat16, "f32": np.float32, "fp32": np.float32}
 
@@ -80,16 +89,26 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rtol", type=float, required=True)
     parser.add_argument("--atol", type=float, required=True)
+    parser.add_argument(
+        "--trace",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="FILE",
+        help="write the run's timeline (default file: <operation>.trace.json in "
+        "$TEST_UNDECLARED_OUTPUTS_DIR); also on with TTL_TRACE=1",
+    )
     args = parser.parse_args(argv)
 
     bundle = load_bundle(args.bundle)
+    trace_path = trace_file(args.trace, bundle.operation)
     reference = load_reference(args.reference_src, args.reference)
     inputs = random_inputs(bundle, args.seed)
     n_in = len(inspect.signature(reference).parameters)
     expected = reference(*[x.astype(np.float32) for x in inputs[:n_in]])
     if not isinstance(expected, tuple):
         expected = (expected,)
-    device = Device(bundle.target, bundle.grid, profile=True)
+    device = Device(bundle.target, bundle.grid, profile=True, trace=trace_path is not None)
     try:
         outputs = run(bundle, *inputs, device=device)
     except DeviceError as error:
@@ -103,7 +122,35 @@ def main(argv: list[str]) -> int:
     report = device.last_report
     assert report is not None  # run() records it
     print(report.table())
+    if trace_path is not None:
+        write_trace(trace_path, [(bundle.operation, report.kernels, report.dfb_counts)])
+        print(f"trace written to {trace_path}")
     return 0 if ok else 1
+
+
+def trace_file(flag: str | None, operation: str) -> str | None:
+    """Where to write the trace (None: no trace), checked writable; SystemExit if not.
+
+    ``flag`` is ``--trace``'s value: None (absent), "" (no file named) or a path.
+    """
+    if flag is None and os.environ.get("TTL_TRACE", "") not in ("", "0"):
+        flag = ""
+    if flag is None:
+        return None
+    path = flag
+    if not path:
+        outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+        if not outputs:
+            raise SystemExit(
+                "--trace without a file needs $TEST_UNDECLARED_OUTPUTS_DIR (set by bazel "
+                "test); name the file with --trace=FILE"
+            )
+        path = os.path.join(outputs, f"{operation}.trace.json")
+    try:
+        check_writable(path)
+    except OSError as e:
+        raise SystemExit(str(e)) from None
+    return path
 
 
 if __name__ == "__main__":

@@ -1,0 +1,100 @@
+"""The trace's semaphore waits and NOC transfers between nodes, and runaway reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from ttl.runtime import Device, KernelSpec, Program
+from ttl.runtime.errors import RunawayKernelError
+from ttl.runtime.trace import chrome_trace
+
+SIGNALLER = """
+#include <cstdint>
+#include "ttl/kernel_api.h"
+// Node (0,0) spins (past a quantum: the waiter blocks), then increments
+// semaphore 0 of node (1,0) over the NOC.
+void kernel_main() {
+  if (ttl_node_x() != 0) return;
+  for (volatile uint32_t i = 0; i < 60000; i = i + 1) {}
+  noc_semaphore_inc(get_noc_addr(1, 0, get_semaphore(0)), 1);
+  noc_async_write_barrier();
+}
+"""
+
+WAITER = """
+#include <cstdint>
+#include "ttl/kernel_api.h"
+// Node (1,0) waits for its semaphore 0.
+void kernel_main() {
+  if (ttl_node_x() != 1) return;
+  noc_semaphore_wait(reinterpret_cast<volatile uint32_t*>(get_semaphore(0)), 1);
+}
+"""
+
+RUNAWAY = """
+#include <cstdint>
+#include "ttl/kernel_api.h"
+// Prints twice, then spins forever inside two signposts.
+void kernel_main() {
+  DPRINT << "starting" << ENDL();
+  ttl_signpost_begin("outer");
+  ttl_signpost_begin("spin");
+  DPRINT << "spinning at " << uint32_t{7} << ENDL();
+  for (volatile uint32_t i = 0; ; i = i + 1) {}
+}
+"""
+
+
+def _semaphore_trace(build) -> dict:
+    report = Device(grid=(2, 1), trace=True).launch(
+        Program(
+            kernels=[
+                KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0"),
+                KernelSpec("wait", build(WAITER, name="wait"), "dm1"),
+            ],
+            semaphores=[0],
+        )
+    )
+    return chrome_trace([("semaphores", report.kernels, report.dfb_counts)])
+
+
+def test_semaphore_wait_is_a_span_until_the_increment(build):
+    events = _semaphore_trace(build)["traceEvents"]
+    (wait,) = [e for e in events if e.get("cat") == "semaphore_wait"]
+    assert wait["name"].startswith("noc_semaphore_wait(semaphore at 0x")
+    assert wait["name"].endswith(", value 1)")
+    assert wait["pid"] == 1 + 1  # node (1,0)
+    (inc_begin,) = [e for e in events if e["ph"] == "b"]
+    (inc_end,) = [e for e in events if e["ph"] == "e"]
+    assert inc_begin["name"] == "noc semaphore inc" and inc_begin["cat"] == "noc"
+    assert inc_begin["pid"] == 1  # issued by node (0,0)
+    assert inc_begin["args"]["destination"].startswith("node (1,0) @ 0x")
+    assert inc_begin["args"]["increment"] == 1
+    # The waiter resumes at the cycle the increment ran.
+    assert wait["ts"] + wait["dur"] == inc_end["ts"]
+    assert not [e for e in events if e["ph"] == "C"]  # no DFBs, no counters
+
+
+def test_untraced_launch_records_no_transfers(build):
+    report = Device(grid=(2, 1), profile=True).launch(
+        Program(
+            kernels=[
+                KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0"),
+                KernelSpec("wait", build(WAITER, name="wait"), "dm1"),
+            ],
+            semaphores=[0],
+        )
+    )
+    assert all(not k.transfers for k in report.kernels) and not report.dfb_counts
+
+
+@pytest.mark.parametrize("trace", [False, True])
+def test_runaway_report_shows_signposts_and_last_prints(build, capsys, trace):
+    dev = Device(grid=(1, 1), instruction_budget=200_000, trace=trace)
+    with pytest.raises(RunawayKernelError) as info:
+        dev.launch(Program(kernels=[KernelSpec("spin", build(RUNAWAY, name="spin"), "dm0")]))
+    text = str(info.value)
+    assert "executed more than 200000 instructions without finishing" in text
+    assert "\n      in signpost 'outer' > 'spin'" in text
+    assert "last printed:\n        starting\n        spinning at 7" in text
+    assert capsys.readouterr().out == "[(0,0) spin] starting\n[(0,0) spin] spinning at 7\n"

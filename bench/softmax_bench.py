@@ -102,7 +102,11 @@ def main() -> None:
         run_once(ours, env)  # compile into the JIT cache: the timed runs are warm
         mine = median_call("ttl (ours)", ours, env, args.repeat)
         theirs = median_call(
-            "tt-lang-sim", [str(sim), str(TIMER), "--", str(PROGRAM)], {}, args.repeat
+            # No PYTHONPATH: a checkout's own `ttl` must not shadow the simulator's.
+            "tt-lang-sim",
+            [str(sim), str(TIMER), "--", str(PROGRAM)],
+            {"PYTHONPATH": ""},
+            args.repeat,
         )
     ratio = theirs / mine
     word = "faster" if ratio >= 1 else "slower"

@@ -159,7 +159,9 @@ with a_dfb.wait() as blk, y_dfb.reserve() as out:
         result.sources["kern.cpp"],
         f"""
         CHECK: copy_tile(dfb_a_dfb, i, i);
+        CHECK-NEXT: }}
         CHECK-NEXT: {api}_tile_init();
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {{
         CHECK-NEXT: {api}_tile(i);
         """,
     )
@@ -190,7 +192,9 @@ with a_dfb.wait() as p, y_dfb.reserve() as out:
         CHECK: negative_tile(i * 3);
         CHECK: mul_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i * 3 + 1);
         CHECK: copy_tile(dfb_a_dfb, t, i * 3 + 2);
+        CHECK-NEXT: }
         CHECK-NEXT: abs_tile_init();
+        CHECK-NEXT: for (uint32_t i = 0; i < 2; ++i) {
         CHECK-NEXT: abs_tile(i * 3 + 2);
         CHECK: add_binary_tile(i * 3 + 1, i * 3 + 2, i * 3 + 1);
         CHECK: div_binary_tile(i * 3, i * 3 + 1, i * 3);

@@ -1,0 +1,144 @@
+"""Runs of coprocessor commands that one vectorized NumPy operation can execute.
+
+A compute kernel issues the same tile op for each tile of a DST chunk back to
+back (the compiler schedules a chunk's ops by kind): ``exp_tile(0)``,
+``exp_tile(2)``, ``exp_tile(4)``, ... or ``copy_tile`` of consecutive L1 tiles
+into every other DST register. Such a *run* is commands with the same opcode
+and the same non-operand words whose DST register and L1 address words each
+advance by a constant stride. The coprocessor executes a legal run as one
+NumPy call over strided views (``Coprocessor._run_callable``).
+
+``LAYOUTS`` says what each command word (1..6) of a batchable opcode is;
+:func:`find_runs` splits a drained queue into runs; :func:`independent` says
+whether executing a run at once equals executing it command by command.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+import numpy as np
+
+from ttl.runtime import memmap
+
+
+class Field(NamedTuple):
+    """One command word of a batchable opcode.
+
+    ``kind``: STATIC (must be equal in a run), a DST register (REG_IN read,
+    REG_OUT written, REG_INOUT both, ACC read and written by every command of
+    the run: a reduction accumulating into one register) or an L1 tile
+    address (L1_IN read, L1_OUT written). ``fmt``: for L1 fields, the word
+    (1..6) holding the tile's data format.
+    """
+
+    kind: str
+    fmt: int = 0
+
+
+STATIC = Field("static")
+REG_IN, REG_OUT, REG_INOUT, ACC = (Field(k) for k in ("reg_in", "reg_out", "reg_inout", "acc"))
+
+
+def L1_IN(fmt: int) -> Field:
+    return Field("l1_in", fmt)
+
+
+def L1_OUT(fmt: int) -> Field:
+    return Field("l1_out", fmt)
+
+
+_S = STATIC
+# opcode -> its words 1..6 (missing trailing words are static). Opcodes not
+# listed (acquire, matmul, DST mode) always run one by one.
+LAYOUTS: dict[int, tuple[Field, ...]] = {
+    memmap.COP_UNPACK: (L1_IN(2), _S, REG_OUT),  # addr, fmt, dst
+    memmap.COP_BINARY: (_S, L1_IN(3), _S, L1_IN(5), _S, REG_OUT),  # op, a, fa, b, fb, dst
+    memmap.COP_BINARY_DST: (_S, REG_IN, REG_IN, REG_OUT),  # op, a, b, out
+    memmap.COP_UNARY: (_S, REG_INOUT),  # op, dst
+    memmap.COP_UNARY_PARAM: (_S, REG_INOUT, _S, _S, _S),  # op, dst, p0, p1, p2
+    memmap.COP_FILL: (REG_OUT, _S),  # dst, bits
+    memmap.COP_BCAST: (L1_IN(2), _S, REG_OUT, _S),  # addr, fmt, dst, kind
+    memmap.COP_PACK: (REG_IN, L1_OUT(3), _S, _S),  # dst, addr, fmt, l1_acc
+    memmap.COP_REDUCE: (L1_IN(2), _S, L1_IN(4), _S, ACC, _S),  # a, fa, scaler, fs, dst, mode
+    memmap.COP_TRANSPOSE: (L1_IN(2), _S, REG_OUT),  # addr, fmt, dst
+    memmap.COP_WHERE: (REG_IN, REG_IN, REG_IN, REG_OUT),  # cond, true, false, out
+    memmap.COP_MASK: (REG_INOUT, REG_IN, _S),  # data, mask, posinf
+    memmap.COP_COMPARE_ZERO: (_S, REG_INOUT),  # kind, dst
+    memmap.COP_SCALAR: (_S, REG_INOUT, _S),  # op, dst, bits
+}
+
+_WORDS = memmap.COP_CMD_WORDS
+_OPS = max(LAYOUTS) + 2  # table rows; the last one stands for every unknown opcode
+# Per opcode: may it batch, and which of words 0..7 must be equal within a run
+# (word 0 is equal by construction, word 7, the call site, may differ).
+_BATCHABLE = np.zeros(_OPS, dtype=bool)
+_STATIC = np.zeros((_OPS, _WORDS), dtype=bool)
+for _op, _fields in LAYOUTS.items():
+    _BATCHABLE[_op] = True
+    _STATIC[_op, 1:7] = True
+    for _i, _field in enumerate(_fields, start=1):
+        _STATIC[_op, _i] = _field is STATIC
+    _STATIC[_op, [i + 1 for i, f in enumerate(_fields) if f is ACC]] = True  # one register
+
+
+def find_runs(words: list[int]) -> list[tuple[int, int]]:
+    """``(first command, command count)`` of each run in a drained queue, in order.
+
+    Greedy from the left: a command joins the run before it when it has the
+    run's opcode and static words and, from the run's third command on, its
+    operand words advance by the run's stride. Unbatchable commands are runs
+    of one.
+    """
+    n = len(words) // _WORDS
+    if n < 2:
+        return [(0, n)] if n else []
+    w = np.array(words, dtype=np.int64).reshape(n, _WORDS)
+    ops = np.minimum(w[:, 0], _OPS - 1)
+    step = w[1:, 1:7] - w[:-1, 1:7]
+    joins = (ops[1:] == ops[:-1]) & _BATCHABLE[ops[1:]]
+    joins &= ~((step != 0) & _STATIC[ops[1:], 1:7]).any(axis=1)
+    same_step = (step[1:] == step[:-1]).all(axis=1).tolist()
+    runs, start = [], 0
+    for i, join in enumerate(joins.tolist(), start=1):
+        # command i joins the run [start, i) (its second member needs no stride check)
+        if not join or (i - start >= 2 and not same_step[i - 2]):
+            runs.append((start, i - start))
+            start = i
+    runs.append((start, n - start))
+    return runs
+
+
+def independent(
+    layout: tuple[Field, ...],
+    first: tuple[int, ...],
+    step: tuple[int, ...],
+    count: int,
+    tile_bytes: dict[int, int],
+) -> bool:
+    """Whether ``count`` commands (operand words ``first + i * step``) may run as one.
+
+    They may when no command reads or writes what another one writes: written
+    DST registers are distinct and none is read by another command, written L1
+    tiles do not overlap. ACC registers are the exception the batched
+    reduction handles: every command accumulates into the same one, in order.
+    ``tile_bytes``: word index -> tile size of the L1 field at that index.
+    """
+    touched: list[set[int]] = [set() for _ in range(count)]  # registers per command
+    written: list[int] = []
+    for i, field in enumerate(layout):
+        if field.kind == "l1_out" and abs(step[i]) < tile_bytes[i]:
+            return False
+        if field.kind not in ("reg_in", "reg_out", "reg_inout"):
+            continue
+        if field.kind != "reg_in" and step[i] == 0:
+            return False
+        for j in range(count):
+            reg = first[i] + j * step[i]
+            touched[j].add(reg)
+            if field.kind != "reg_in":
+                written.append(reg)
+    # A written register touched by two commands is shared between them.
+    users = Counter(reg for regs in touched for reg in regs)
+    return all(users[reg] == 1 for reg in written)

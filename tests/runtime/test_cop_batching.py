@@ -198,5 +198,5 @@ def test_find_runs_splits_on_kind_statics_and_stride():
         (memmap.COP_REDUCE, 0, BF, 0, BF, 3, 0),
         (memmap.COP_REDUCE, 2048, BF, 0, BF, 4, 0),  # accumulating register changes
     ]
-    words = [w for i, cmd in enumerate(cmds) for w in [*cmd, *[0] * (7 - len(cmd)), i]]
-    assert find_runs(words) == [(0, 3), (3, 2), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)]
+    entries = np.array([[*cmd, *[0] * (7 - len(cmd)), i] for i, cmd in enumerate(cmds)])
+    assert find_runs(entries) == [(0, 3), (3, 2), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)]

@@ -83,30 +83,55 @@ for _op, _fields in LAYOUTS.items():
     _STATIC[_op, [i + 1 for i, f in enumerate(_fields) if f is ACC]] = True  # one register
 
 
-def find_runs(words: list[int]) -> list[tuple[int, int]]:
+def find_runs(entries: np.ndarray) -> list[tuple[int, int]]:
     """``(first command, command count)`` of each run in a drained queue, in order.
 
     Greedy from the left: a command joins the run before it when it has the
     run's opcode and static words and, from the run's third command on, its
     operand words advance by the run's stride. Unbatchable commands are runs
-    of one.
+    of one. ``entries``: the drained commands, (count, 8) words.
     """
-    n = len(words) // _WORDS
+    n = len(entries)
     if n < 2:
         return [(0, n)] if n else []
-    w = np.array(words, dtype=np.int64).reshape(n, _WORDS)
+    w = entries.astype(np.int64)
     ops = np.minimum(w[:, 0], _OPS - 1)
-    step = w[1:, 1:7] - w[:-1, 1:7]
+    step = w[1:] - w[:-1]
+    step[:, 0] = step[:, 7] = 0  # opcodes compared below; call sites may differ
+    # Row-wise any/all of 8 booleans as one uint64 each (much faster than axis=1).
     joins = (ops[1:] == ops[:-1]) & _BATCHABLE[ops[1:]]
-    joins &= ~((step != 0) & _STATIC[ops[1:], 1:7]).any(axis=1)
-    same_step = (step[1:] == step[:-1]).all(axis=1).tolist()
-    runs, start = [], 0
-    for i, join in enumerate(joins.tolist(), start=1):
-        # command i joins the run [start, i) (its second member needs no stride check)
-        if not join or (i - start >= 2 and not same_step[i - 2]):
-            runs.append((start, i - start))
-            start = i
-    runs.append((start, n - start))
+    joins &= _rows((step != 0) & _STATIC[ops[1:]]) == 0
+    same_step = _rows(step[1:] == step[:-1]) == _ALL  # [i - 2]: command i keeps the stride
+    starts = np.concatenate(([0], np.flatnonzero(~joins) + 1))
+    ends = np.append(starts[1:], n)
+    # Segments of joining commands are runs unless the stride changes inside one.
+    changes = np.concatenate(([0], np.cumsum(~same_step)))
+    long = np.flatnonzero(ends - starts >= 3)
+    split = long[changes[ends[long] - 2] > changes[starts[long]]]
+    runs = list(zip(starts.tolist(), (ends - starts).tolist(), strict=True))
+    if not len(split):
+        return runs
+    for k in sorted(split.tolist(), reverse=True):  # from the back: indices stay valid
+        runs[k : k + 1] = _split_on_stride(int(starts[k]), int(ends[k]), same_step)
+    return runs
+
+
+_ALL = int.from_bytes(bytes([1] * _WORDS), "little")
+
+
+def _rows(flags: np.ndarray) -> np.ndarray:
+    """Each row of a (n, 8) bool array as one uint64 (0: all False, _ALL: all True)."""
+    return np.ascontiguousarray(flags).view(np.uint64).ravel()
+
+
+def _split_on_stride(start: int, end: int, same_step: np.ndarray) -> list[tuple[int, int]]:
+    """The runs of joining commands [start, end) whose stride changes inside."""
+    runs, first = [], start
+    for i in range(start + 2, end):
+        if i - first >= 2 and not same_step[i - 2]:
+            runs.append((first, i - first))
+            first = i
+    runs.append((first, end - first))
     return runs
 
 
@@ -125,13 +150,20 @@ def independent(
     reduction handles: every command accumulates into the same one, in order.
     ``tile_bytes``: word index -> tile size of the L1 field at that index.
     """
-    touched: list[set[int]] = [set() for _ in range(count)]  # registers per command
-    written: list[int] = []
+    regs = [i for i, f in enumerate(layout) if f.kind in ("reg_in", "reg_out", "reg_inout")]
     for i, field in enumerate(layout):
         if field.kind == "l1_out" and abs(step[i]) < tile_bytes[i]:
             return False
-        if field.kind not in ("reg_in", "reg_out", "reg_inout"):
-            continue
+    if not regs:
+        return True
+    # Common case: all registers step together, by at least one command's span.
+    span = max(first[i] for i in regs) - min(first[i] for i in regs)
+    if len({step[i] for i in regs}) == 1 and abs(step[regs[0]]) > span:
+        return True
+    touched: list[set[int]] = [set() for _ in range(count)]  # registers per command
+    written: list[int] = []
+    for i in regs:
+        field = layout[i]
         if field.kind != "reg_in" and step[i] == 0:
             return False
         for j in range(count):
@@ -140,5 +172,5 @@ def independent(
             if field.kind != "reg_in":
                 written.append(reg)
     # A written register touched by two commands is shared between them.
-    users = Counter(reg for regs in touched for reg in regs)
+    users = Counter(reg for command in touched for reg in command)
     return all(users[reg] == 1 for reg in written)

@@ -163,12 +163,13 @@ class Coprocessor:
 
     def drain(self, queue) -> None:
         """Executes and empties the command queue mapped at ``queue`` (uint32 words)."""
-        words = memmap.take_queue(
+        entries = memmap.take_queue_array(
             queue, memmap.COP_HEADER_BYTES, _WORDS, memmap.COP_CAPACITY, "coprocessor"
         )
-        self.commands += len(words) // _WORDS
+        self.commands += len(entries)
+        words = entries.ravel().tolist()
         compiled, runs = self._compiled, self._runs
-        for start, count in find_runs(words):
+        for start, count in find_runs(entries):
             at = start * _WORDS
             if count == 1:
                 cmd = tuple(words[at : at + _WORDS])

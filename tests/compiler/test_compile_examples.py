@@ -146,21 +146,21 @@ def test_multi_tile_blocks_chunk_dst():
         CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: const uint32_t t = t0 + i;
-        CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i * 2);
+        CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i);
         CHECK-NEXT: }
         CHECK-NEXT: copy_tile_init(dfb_c_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: const uint32_t t = t0 + i;
-        CHECK-NEXT: copy_tile(dfb_c_dfb, t, i * 2 + 1);
+        CHECK-NEXT: copy_tile(dfb_c_dfb, t, i + 4);
         CHECK-NEXT: }
         CHECK-NEXT: add_binary_tile_init();
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
-        CHECK-NEXT: add_binary_tile(i * 2, i * 2 + 1, i * 2);
+        CHECK-NEXT: add_binary_tile(i, i + 4, i);
         CHECK-NEXT: }
         CHECK-NEXT: tile_regs_commit();
         CHECK-NEXT: tile_regs_wait();
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
-        CHECK-NEXT: pack_tile(i * 2, dfb_y_dfb, t0 + i);
+        CHECK-NEXT: pack_tile(i, dfb_y_dfb, t0 + i);
         CHECK: tile_regs_release();
         """,
     )
@@ -291,7 +291,7 @@ def test_broadcast_cpp():
         """
         CHECK: unary_bcast_init(dfb_c_dfb, BroadcastType::COL);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
-        CHECK-NEXT: unary_bcast(dfb_c_dfb, i / 2, i * 2 + 1, BroadcastType::COL);
+        CHECK-NEXT: unary_bcast(dfb_c_dfb, i / 2, i + 4, BroadcastType::COL);
         """,
     )
     filecheck(

@@ -74,9 +74,9 @@ def op(a, s, t, y):
             "ttl.math.reduce_max(t_blk, dims=[0])",
             (1, 2, 3),
             "ttl.reduce max",
-            """copy_tile(dfb_t_dfb, r0 * 6 + {{.*}}, i * 2 + 1);
+            """copy_tile(dfb_t_dfb, r0 * 6 + {{.*}}, i + 3);
             CHECK-NEXT: binary_max_tile_init();
-            CHECK-NEXT: binary_max_tile(i * 2, i * 2 + 1, i * 2);""",
+            CHECK-NEXT: binary_max_tile(i, i + 3, i);""",
         ),
         (
             "ttl.math.transpose(a_blk)",
@@ -92,15 +92,15 @@ def op(a, s, t, y):
             "ttl.where %{{.*}}, %{{.*}}, %{{.*}} : !ttl.tiles<2x3xbf16>",
             """where_tile_init();
             CHECK-NEXT: for (uint32_t i = 0; i < {{[0-9]+}}; ++i) {
-            CHECK-NEXT: where_tile(i * 3, i * 3 + 1, i * 3 + 2, i * 3);""",
+            CHECK-NEXT: where_tile(i, i + 2, i + 4, i);""",
         ),
         (
             "ttl.math.mask(a_blk, a_blk) + ttl.math.mask_posinf(a_blk, a_blk)",
             (2, 3),
             "ttl.mask %{{.*}}, %{{.*}} : !ttl.tiles<2x3xbf16>\n"
             "CHECK: ttl.mask %{{.*}}, %{{.*}} {posinf} : !ttl.tiles<2x3xbf16>",
-            """mask_tile(i * 3, i * 3 + 1);
-            CHECK: mask_posinf_tile(i * 3 + 1, i * 3 + 2);""",
+            """mask_tile(i, i + 2);
+            CHECK: mask_posinf_tile(i + 2, i + 4);""",
         ),
     ],
 )

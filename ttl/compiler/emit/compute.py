@@ -90,6 +90,7 @@ class TileCodegen:
         self.cb_of = cb_of
         self.cb_out = cb_out
         self._steps: list[Step] | None = None
+        self.slot_stride = 1  # registers between a tile's register k and k + 1
 
     def record(self, value: SSAValue, t: str, base: str) -> list[Step]:
         """The steps computing tile ``t`` of ``value`` into DST[base], in order."""
@@ -134,9 +135,12 @@ class TileCodegen:
             self._steps.append(Step())
 
     def dst(self, base: str, k: int) -> str:
+        """Register ``k`` of the tile whose first register is ``base``: ``k`` registers
+        on (interleaved: ``slot_stride`` 1), or ``k`` slots of a chunk's tiles on."""
+        offset = k * self.slot_stride
         if base == "0":
-            return str(k)
-        return base if k == 0 else f"{base} + {k}"
+            return str(offset)
+        return base if k == 0 else f"{base} + {offset}"
 
     def gen(self, value: SSAValue, t: str, base: str, k: int) -> None:
         """Compute tile ``t`` of ``value`` into DST[base + k]."""
@@ -180,7 +184,7 @@ class TileCodegen:
         elif isinstance(op, d.MatmulOp):
             self._matmul(op, t, dst)
         elif isinstance(op, d.ReduceOp):
-            self._reduce(op, t, dst)
+            self._reduce(op, t, dst, self.dst(base, k + 1))
         elif isinstance(op, d.TransposeOp):
             self._transpose(op, t, dst)
         elif isinstance(op, d.WhereOp):
@@ -282,7 +286,7 @@ class TileCodegen:
         self.line(f"  matmul_tiles({a}, {b}, {a_idx}, {b_idx}, {dst});")
         self.line("}")
 
-    def _reduce(self, op: d.ReduceOp, t: str, dst: str) -> None:
+    def _reduce(self, op: d.ReduceOp, t: str, dst: str, other: str) -> None:
         """TT-Metal's reduce_tile over every input tile that reduces into output tile ``t``."""
         # (ignores: as in _broadcast; a reduction's operand and scaler are ttl.read
         # results, or a ttl.fill 1.0 scaler when the program gives none.)
@@ -306,7 +310,7 @@ class TileCodegen:
             cb_s = "TTL_SCALER_ONE_CB"
         pool = "MAX" if op.kind.data is d.ReduceKindEnum.MAX else "SUM"
         if not reduces_within_tiles(op):
-            self._reduce_tiles(pool, cb, cb_s, terms, loops, dst)
+            self._reduce_tiles(pool, cb, cb_s, terms, loops, dst, other)
             return
         row, col = rank - 1 in reduced, rank - 2 in reduced
         mode = "REDUCE_SCALAR" if row and col else ("REDUCE_ROW" if row else "REDUCE_COL")
@@ -333,9 +337,10 @@ class TileCodegen:
         terms: list[tuple[str, int]],
         loops: list[tuple[str, int]],
         dst: str,
+        other: str,
     ) -> None:
-        """A reduction over outer dims only: whole tiles combined element-wise in DST."""
-        other = str(int(dst) + 1) if dst.isdigit() else f"{dst} + 1"
+        """A reduction over outer dims only: whole tiles combined element-wise in DST
+        (each tile copied into register ``other`` first)."""
         start = float_bits(float("-inf") if pool == "MAX" else 0.0)
         combine = "binary_max_tile" if pool == "MAX" else "add_binary_tile"
         self.init("fill_tile_init();")
@@ -387,14 +392,19 @@ def emit_store(
     tiles (all copies, then all broadcasts, ...) instead of one loop doing the
     whole chain per tile. Legal because each tile's chain reads only L1 and
     its own DST registers; same-kind calls back to back are what hardware
-    pipelines (and the emulator vectorizes).
+    pipelines (and the emulator vectorizes). Registers are then slot-major:
+    tile i's register k is ``i + k * chunk``, so each loop walks consecutive
+    registers (interleaved, it is ``i * regs + k``).
     """
     cb_out = cb_of(store.block)
     gen = TileCodegen(line, cb_of, cb_out)
     tiles, chunk, regs = plan.tiles, plan.chunk, plan.regs
+    by_kind = schedule_by_kind and chunk > 1
+    if by_kind:
+        gen.slot_stride = chunk
 
     def base_of(i: str) -> str:
-        return "0" if i == "0" else (i if regs == 1 else f"{i} * {regs}")
+        return "0" if i == "0" else (i if regs == 1 or by_kind else f"{i} * {regs}")
 
     if tiles == 1:
         t0, i = "0", "0"
@@ -413,7 +423,7 @@ def emit_store(
     if i == "i":
         t = "i" if t0 == "0" else "t"
         steps = gen.record(store.value, t, base_of("i"))
-        if not schedule_by_kind:  # the whole chain per tile, in one loop
+        if not by_kind:  # the whole chain per tile, in one loop
             steps = [Step(body=[text for s in steps for text in s.init + s.body + s.fini])]
         for step in steps:
             _emit_tile_loop(step, chunk, t, line, indent)

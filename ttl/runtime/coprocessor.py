@@ -410,7 +410,8 @@ class Coprocessor:
             raise DeviceFault(f"unknown broadcast kind {kind}")
 
         def bcast():
-            regs[:] = tiles[:, gather]
+            # (widen first: gathering bf16 elements is several times slower than fp32)
+            regs[:] = tiles.astype(np.float32, copy=False)[:, gather]
 
         return bcast
 
@@ -455,7 +456,7 @@ class Coprocessor:
 
     def _transpose(self, tiles, fmt, regs):
         def transpose():
-            regs[:] = tiles[:, _TRANSPOSE_FACES]
+            regs[:] = tiles.astype(np.float32, copy=False)[:, _TRANSPOSE_FACES]
 
         return transpose
 

@@ -109,6 +109,7 @@ class Hart:
         self.node, self.slot, self.noc = node, slot, noc
         self.cop = Coprocessor(node.l1, dst_tiles)
         self.local = memmap.page_aligned_buffer(memmap.LOCAL_SIZE)
+        self._local_dirty = False  # a kernel ran in LOCAL since it was zeroed
         self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
         a32 = self.args32 = self.args.view(np.uint32)
         self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
@@ -199,7 +200,9 @@ class Hart:
         self._predicates: dict[tuple[int, int, int], Callable[[], bool]] = {}  # (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.counted = False  # preempted once: run in counted quanta from now on
-        self.local[:] = 0
+        if self._local_dirty:  # a fresh buffer is zero: writing zeros would fault its pages in
+            self.local[:] = 0
+        self._local_dirty = True
         for addr, data, _ in image.segments:
             off = addr - memmap.LOCAL_BASE
             self.local[off : off + len(data)] = np.frombuffer(data, dtype=np.uint8)

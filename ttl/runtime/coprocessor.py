@@ -87,12 +87,12 @@ _WORDS = memmap.COP_CMD_WORDS
 POOL_SUM, POOL_AVG, POOL_MAX = range(3)
 REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR = range(3)
 _FACE_GRID = (2, 2, TILE // 2, TILE // 2)
-# ReduceDim -> (axes of the face grid reduced, where the result goes): row r's
-# value to column 0, column c's to row 0, the scalar to element (0, 0).
-_REDUCE_AXES: dict[int, tuple[tuple[int, ...], tuple]] = {
-    REDUCE_ROW: ((1, 3), (slice(None), 0, slice(None), 0)),
-    REDUCE_COL: ((0, 2), (0, slice(None), 0, slice(None))),
-    REDUCE_SCALAR: ((0, 1, 2, 3), (0, 0, 0, 0)),
+# ReduceDim -> where the result goes in the face grid: row r's value to
+# column 0, column c's to row 0, the scalar to element (0, 0).
+_REDUCE_SEL: dict[int, tuple] = {
+    REDUCE_ROW: (slice(None), 0, slice(None), 0),
+    REDUCE_COL: (0, slice(None), 0, slice(None)),
+    REDUCE_SCALAR: (0, 0, 0, 0),
 }
 # Face-layout gather that transposes a face-layout tile.
 _TRANSPOSE_FACES = ROWMAJOR_FROM_FACES[
@@ -431,19 +431,18 @@ class Coprocessor:
         A run reduces each of its tiles alone (as one command would) and then
         combines the results into the register in command order."""
         pool, dim = mode & 0xF, mode >> 4
-        if pool not in (POOL_SUM, POOL_AVG, POOL_MAX) or dim not in _REDUCE_AXES:
+        if pool not in (POOL_SUM, POOL_AVG, POOL_MAX) or dim not in _REDUCE_SEL:
             raise DeviceFault(f"unknown reduce mode {mode:#x}")
         a = tiles.reshape(-1, *_FACE_GRID)
         # The scaler is the first row of each face, applied to every row of that face.
         s = None if scaler is None else scaler.reshape(-1, *_FACE_GRID)[:, :, :, 0:1, :]
         faces = acc.reshape(_FACE_GRID)
-        axes, sel = _REDUCE_AXES[dim]
-        tile_axes = tuple(axis + 1 for axis in axes)
+        sel = _REDUCE_SEL[dim]
         combine = np.maximum if pool == POOL_MAX else np.add
 
         def run():
             x = a.astype(np.float32) if s is None else np.multiply(a, s, dtype=np.float32)
-            parts = combine.reduce(x, axis=tile_axes, dtype=np.float32)
+            parts = _reduce_each(x, dim, combine)
             first = faces[sel]
             if len(parts) == 1:
                 value = combine(first, parts[0])
@@ -469,6 +468,33 @@ class Coprocessor:
     def _mask(self, data, mask, posinf):
         value = np.float32(np.inf if posinf else 0.0)
         return lambda: np.copyto(data, value, where=mask == 1)
+
+
+def _reduce_each(x: np.ndarray, dim: int, combine: np.ufunc) -> np.ndarray:
+    """Each tile of ``x`` (tile, face row, face col, row, col) reduced along ``dim``.
+
+    A fixed pairwise order: halves of the 16 rows (columns, for a row
+    reduction) of each face are combined until one is left, then the two
+    faces of each pair (then, for the scalar, the 16 values and the face
+    pair). Whole-array NumPy operations, elementwise in the tile axis: a tile
+    reduces the same alone or in a run, and far faster than ufunc.reduce
+    over two strided axes.
+    """
+    if dim == REDUCE_ROW:  # the columns become the axis that halves
+        x = np.ascontiguousarray(x.swapaxes(3, 4))
+    while x.shape[3] > 1:
+        half = x.shape[3] // 2
+        x = combine(x[:, :, :, :half], x[:, :, :, half:])
+    x = x[:, :, :, 0]  # (tile, face row, face col, 16)
+    if dim == REDUCE_COL:
+        return combine(x[:, 0], x[:, 1])  # (tile, face col, column)
+    rows = combine(x[:, :, 0], x[:, :, 1])  # (tile, face row, row or column)
+    if dim == REDUCE_ROW:
+        return rows
+    while rows.shape[2] > 1:
+        half = rows.shape[2] // 2
+        rows = combine(rows[:, :, :half], rows[:, :, half:])
+    return combine(rows[:, 0, 0], rows[:, 1, 0])  # (tile,)
 
 
 def _in_order(runs: tuple[Callable[[], object], ...]) -> None:

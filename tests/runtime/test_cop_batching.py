@@ -150,6 +150,12 @@ def test_reduce_run_accumulates_in_command_order():
         assert _run_both(cmds, seed).batched == 16
 
 
+def test_repeated_reduce_accumulates_every_command():
+    # Every operand word repeats: the same tile reduced four times into one register.
+    cmds = [(memmap.COP_REDUCE, _tile(2), BF, 0, memmap.SCALER_ONE_FMT, 1, 0)] * 4
+    assert _run_both(cmds).batched == 4
+
+
 @pytest.mark.parametrize(
     "cmds",
     [

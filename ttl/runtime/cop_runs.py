@@ -29,8 +29,10 @@ class Field(NamedTuple):
     ``kind``: STATIC (must be equal in a run), a DST register (REG_IN read,
     REG_OUT written, REG_INOUT both, ACC read and written by every command of
     the run: a reduction accumulating into one register) or an L1 tile
-    address (L1_IN read, L1_OUT written). ``fmt``: for L1 fields, the word
-    (1..6) holding the tile's data format.
+    address (L1_IN read, L1_OUT written, L1_EACH read once by every command:
+    the tiles a reduction accumulates, counted again when the address
+    repeats). ``fmt``: for L1 fields, the word (1..6) holding the tile's
+    data format.
     """
 
     kind: str
@@ -49,6 +51,10 @@ def L1_OUT(fmt: int) -> Field:
     return Field("l1_out", fmt)
 
 
+def L1_EACH(fmt: int) -> Field:
+    return Field("l1_each", fmt)
+
+
 _S = STATIC
 # opcode -> its words 1..6 (missing trailing words are static). Opcodes not
 # listed (acquire, matmul, DST mode) always run one by one.
@@ -61,7 +67,7 @@ LAYOUTS: dict[int, tuple[Field, ...]] = {
     memmap.COP_FILL: (REG_OUT, _S),  # dst, bits
     memmap.COP_BCAST: (L1_IN(2), _S, REG_OUT, _S),  # addr, fmt, dst, kind
     memmap.COP_PACK: (REG_IN, L1_OUT(3), _S, _S),  # dst, addr, fmt, l1_acc
-    memmap.COP_REDUCE: (L1_IN(2), _S, L1_IN(4), _S, ACC, _S),  # a, fa, scaler, fs, dst, mode
+    memmap.COP_REDUCE: (L1_EACH(2), _S, L1_IN(4), _S, ACC, _S),  # a, fa, scaler, fs, dst, mode
     memmap.COP_TRANSPOSE: (L1_IN(2), _S, REG_OUT),  # addr, fmt, dst
     memmap.COP_WHERE: (REG_IN, REG_IN, REG_IN, REG_OUT),  # cond, true, false, out
     memmap.COP_MASK: (REG_INOUT, REG_IN, _S),  # data, mask, posinf

@@ -265,10 +265,11 @@ class Coprocessor:
                 values.append(rows)
                 if field.kind != "reg_in":
                     writes.append(rows)
-            elif field.kind in ("l1_in", "l1_out"):
+            elif field.kind in ("l1_in", "l1_out", "l1_each"):
                 fmt = first[field.fmt - 1]
                 scaler_one = fmt == memmap.SCALER_ONE_FMT and op == memmap.COP_REDUCE
-                values.append(None if scaler_one else self._tiles(word, fmt, step[i], count))
+                each = field.kind == "l1_each"
+                values.append(None if scaler_one else self._tiles(word, fmt, step[i], count, each))
             else:
                 values.append(word)
         return self._finish(self._makers[op](*values), writes)
@@ -322,11 +323,11 @@ class Coprocessor:
             view = self._views[addr, fmt_code] = self.l1[addr : addr + nbytes].view(dtype)
         return view
 
-    def _tiles(self, addr: int, fmt: int, step: int, count: int) -> np.ndarray:
+    def _tiles(self, addr: int, fmt: int, step: int, count: int, each: bool) -> np.ndarray:
         """The L1 tiles at ``addr + j * step`` for j < count as a (count, elements) view
-        ((1, elements) when ``step`` is 0)."""
+        ((1, elements) when ``step`` is 0, unless ``each`` command needs its row)."""
         tile = self._tile_view(addr, fmt)
-        if step == 0 or count == 1:
+        if count == 1 or (step == 0 and not each):
             return tile[None]
         self._tile_view(addr + step * (count - 1), fmt)
         if step < 0:

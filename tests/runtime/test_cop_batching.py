@@ -206,3 +206,19 @@ def test_find_runs_splits_on_kind_statics_and_stride():
     ]
     entries = np.array([[*cmd, *[0] * (7 - len(cmd)), i] for i, cmd in enumerate(cmds)])
     assert find_runs(entries) == [(0, 3), (3, 2), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)]
+
+
+def test_short_queue_replays_its_plan():
+    # The same short queue drained again runs its cached plan: same bits as one by one.
+    cmds = [*_KINDS["unpack bf16"], *_KINDS["unary SIGMOID"], *_KINDS["pack bf16"]]
+    l1, _ = _random_state(3)
+    batched, single = Coprocessor(l1.copy(), dst_tiles=8), Coprocessor(l1.copy(), dst_tiles=8)
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            batched.drain(_queue(cmds))
+            for cmd in cmds:
+                single.drain(_queue([cmd]))
+    assert len(batched._plans) == 1
+    assert batched.batched == 3 * len(cmds)
+    np.testing.assert_array_equal(batched.dst.view(np.uint32), single.dst.view(np.uint32))
+    np.testing.assert_array_equal(batched.l1, single.l1)

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from emulator_bench import ROOT, TIMER, run_once
+from emulator_bench import NO_PYTHONPATH, ROOT, TIMER, run_once
 
 from ttl.runtime import memmap
 from ttl.runtime.coprocessor import Coprocessor
@@ -117,11 +117,7 @@ def main() -> None:
         run_once(ours, env)  # compile into the JIT cache: the timed runs are warm
         mine = median_call("ttl (ours)", ours, env, args.repeat)
         theirs = median_call(
-            # No PYTHONPATH: a checkout's own `ttl` must not shadow the simulator's.
-            "tt-lang-sim",
-            [str(sim), str(TIMER), "--", str(PROGRAM)],
-            {"PYTHONPATH": ""},
-            args.repeat,
+            "tt-lang-sim", [str(sim), str(TIMER), "--", str(PROGRAM)], NO_PYTHONPATH, args.repeat
         )
     ratio = theirs / mine
     word = "faster" if ratio >= 1 else "slower"

@@ -36,6 +36,8 @@ SIM_VENV = ROOT / "bench" / ".sim-venv"
 SIM_REQUIREMENTS = ["tt-lang-sim==1.1.6", "torch==2.13.0"]
 TUTORIAL = "ttl/tutorials/elementwise/step_1_single_node_single_tile_block.py"
 TILES = (2048 // 32) ** 2
+# For the simulator's processes: a checkout's own `ttl` on PYTHONPATH must not shadow its.
+NO_PYTHONPATH = {"PYTHONPATH": ""}
 
 
 def ensure_sim(sim: str | None) -> Path:
@@ -61,6 +63,7 @@ def tutorial_path(sim: Path) -> Path:
         text=True,
         check=True,
         cwd="/",  # not our own `ttl` package
+        env={**os.environ, **NO_PYTHONPATH},
     )
     return Path(out.stdout.strip()).parent / TUTORIAL
 
@@ -105,7 +108,9 @@ def main() -> None:
         run_once(ours, ours_env)  # compile into the JIT cache: the timed runs are warm
         print(f"program: {program.name} (tt-lang-sim's tutorial, unchanged)")
         mine = measure("ttl (ours)", ours, ours_env, args.repeat)
-        theirs = measure("tt-lang-sim", [str(sim), str(TIMER), "--", str(program)], {}, args.repeat)
+        theirs = measure(
+            "tt-lang-sim", [str(sim), str(TIMER), "--", str(program)], NO_PYTHONPATH, args.repeat
+        )
     print(
         f"speed: ours is {theirs['call'] / mine['call']:.1f}x faster per operation call; "
         f"peak RSS ours/theirs = {mine['rss'] / theirs['rss']:.2f}"

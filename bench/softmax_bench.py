@@ -11,7 +11,9 @@ process: ours with `ttl run` (compiled once into a JIT cache first, so timed
 runs are warm), theirs with the `tt-lang-sim` next to --sim-python (a venv
 with tt-lang-sim 1.1.6 and torch 2.13.0: never a dependency of the product).
 Prints the medians over --repeat runs and the ratio, then the emulator's
-cost per tile of the reduce/broadcast/transpose/where tile-op families.
+cost per tile of the softmax's and the reduce/broadcast/transpose/where
+tile-op families, each command repeated and in runs over consecutive tiles
+and registers (see tile_op_costs).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from emulator_bench import ROOT, TIMER, run_once
+from emulator_bench import NO_PYTHONPATH, ROOT, TIMER, run_once
 
 from ttl.runtime import memmap
 from ttl.runtime.coprocessor import Coprocessor
@@ -51,34 +53,47 @@ def _queue(cmds: list[tuple[int, ...]]) -> np.ndarray:
     return q
 
 
-def tile_op_costs(n: int = 2000) -> dict[str, float]:
-    """Microseconds per command of each new tile-op family on the coprocessor model."""
-    l1 = np.zeros(64 * 1024, np.uint8)
+def tile_op_costs(n: int = 2032) -> dict[str, tuple[float, float]]:
+    """Microseconds per tile of tile-op families on the coprocessor model (resolved
+    commands): the same command repeated (each one executes alone, except that
+    repeated reduce_tiles accumulate as one run) and commands over consecutive
+    tiles and registers, the runs a chunk scheduled by kind issues (one NumPy
+    operation per run)."""
+    l1 = np.zeros(32 * 2048, np.uint8)
     rng = np.random.default_rng(0)
-    for addr in (0, 4096, 8192):
+    for addr in range(0, l1.size, BF16.tile_bytes):
         tile = tilize(rng.standard_normal((32, 32)).astype(BF16.dtype)).view(np.uint8)[0]
         l1[addr : addr + BF16.tile_bytes] = tile
     cop = Coprocessor(l1, dst_tiles=8)
-    fmt = memmap.FMT_FLOAT16_B
+    fmt, one, t = memmap.FMT_FLOAT16_B, memmap.SCALER_ONE_FMT, BF16.tile_bytes
+    # name -> (command j of a run, run length)
     families = {
-        "reduce_tile (row, scaled)": (memmap.COP_REDUCE, 0, fmt, 4096, fmt, 0, 0),
-        "reduce_tile (scalar max)": (memmap.COP_REDUCE, 0, fmt, 0, memmap.SCALER_ONE_FMT, 0, 0x22),
-        "unary_bcast (col)": (memmap.COP_BCAST, 0, fmt, 1, 2),
-        "transpose_wh_tile": (memmap.COP_TRANSPOSE, 0, fmt, 2),
-        "where_tile": (memmap.COP_WHERE, 1, 2, 3, 4),
-        "mask_tile": (memmap.COP_MASK, 3, 1, 0),
+        "copy_tile": (lambda j: (memmap.COP_UNPACK, j * t, fmt, j), 8),
+        "exp_tile": (lambda j: (memmap.COP_UNARY, memmap.UNOP_EXP, j), 8),
+        "sub_binary_tile": (lambda j: (memmap.COP_BINARY_DST, memmap.BINOP_SUB, j, j + 4, j), 4),
+        "pack_tile (bf16)": (lambda j: (memmap.COP_PACK, j, 16 * t + j * t, fmt, 0), 8),
+        "reduce_tile (row, scaled)": (
+            lambda j: (memmap.COP_REDUCE, j * t, fmt, 9 * t, fmt, 0, 0),
+            8,
+        ),
+        "reduce_tile (scalar max)": (lambda j: (memmap.COP_REDUCE, j * t, fmt, 0, one, 0, 0x22), 8),
+        "unary_bcast (col)": (lambda j: (memmap.COP_BCAST, 0, fmt, j, 2), 8),
+        "transpose_wh_tile": (lambda j: (memmap.COP_TRANSPOSE, j * t, fmt, j), 8),
+        "where_tile": (lambda j: (memmap.COP_WHERE, j, j + 2, j + 4, j + 6), 2),
+        "mask_tile": (lambda j: (memmap.COP_MASK, j, j + 4, 0), 4),
     }
     costs = {}
-    for name, cmd in families.items():
-        per = memmap.COP_CAPACITY
-        batches = max(1, n // per)
-        queues = [_queue([cmd] * per) for _ in range(batches)]
-        with np.errstate(all="ignore"):
-            cop.drain(_queue([cmd]))  # resolve (compile) the command once
-            start = time.perf_counter()
-            for q in queues:
-                cop.drain(q)
-            costs[name] = (time.perf_counter() - start) / (batches * per) * 1e6
+    for name, (cmd, run) in families.items():
+        times = []
+        for cmds in ([cmd(0)] * n, [cmd(j) for j in range(run)] * (n // run)):
+            queue = _queue(cmds)
+            with np.errstate(all="ignore"):
+                cop.drain(queue.copy())  # resolve (compile) the commands once
+                start = time.perf_counter()
+                for _ in range(5):
+                    cop.drain(queue.copy())
+                times.append((time.perf_counter() - start) / (5 * len(cmds)) * 1e6)
+        costs[name] = (times[0], times[1])
     return costs
 
 
@@ -102,14 +117,15 @@ def main() -> None:
         run_once(ours, env)  # compile into the JIT cache: the timed runs are warm
         mine = median_call("ttl (ours)", ours, env, args.repeat)
         theirs = median_call(
-            "tt-lang-sim", [str(sim), str(TIMER), "--", str(PROGRAM)], {}, args.repeat
+            "tt-lang-sim", [str(sim), str(TIMER), "--", str(PROGRAM)], NO_PYTHONPATH, args.repeat
         )
     ratio = theirs / mine
     word = "faster" if ratio >= 1 else "slower"
     print(f"speed: tt-lang-sim's time / ours = {ratio:.2f} (ours is {word} per operation call)")
     print("emulator cost per tile operation (coprocessor model, resolved commands):")
-    for name, us in tile_op_costs().items():
-        print(f"  {name:28} {us:6.2f} us/tile")
+    print(f"  {'':28} {'repeated':>8}  {'in runs':>8}")
+    for name, (alone, batched) in tile_op_costs().items():
+        print(f"  {name:28} {alone:8.2f}  {batched:8.2f}  us/tile")
 
 
 if __name__ == "__main__":

@@ -135,9 +135,11 @@ def test_reserved_block_read_back_after_store(compile_source):
         """
         CHECK: y_blk.store(y_blk * y_blk + 1.0)
         CHECK: copy_tile_from_reserved(dfb_y_dfb, [[T:.*]], [[D:.*]]);
+        CHECK-NEXT: }
         CHECK-NEXT: copy_tile_init(dfb_y_dfb);
-        CHECK-NEXT: copy_tile_from_reserved(dfb_y_dfb, [[T]], [[D]] + 1);
-        CHECK: mul_binary_tile([[D]], [[D]] + 1, [[D]]);
+        CHECK-NEXT: for (uint32_t i = 0; i < 2; ++i) {
+        CHECK-NEXT: copy_tile_from_reserved(dfb_y_dfb, [[T]], [[D]] + 2);
+        CHECK: mul_binary_tile([[D]], [[D]] + 2, [[D]]);
         CHECK: add_unary_tile([[D]], 0x3f800000u);
         CHECK: pack_tile(
         """,

@@ -143,18 +143,24 @@ def test_multi_tile_blocks_chunk_dst():
         CHECK: cb_wait_front(dfb_a_dfb, 8);
         CHECK: for (uint32_t t0 = 0; t0 < 8; t0 += 4) {
         CHECK-NEXT: tile_regs_acquire();
+        CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: const uint32_t t = t0 + i;
-        CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
-        CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i * 2);
+        CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i);
+        CHECK-NEXT: }
         CHECK-NEXT: copy_tile_init(dfb_c_dfb);
-        CHECK-NEXT: copy_tile(dfb_c_dfb, t, i * 2 + 1);
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
+        CHECK-NEXT: const uint32_t t = t0 + i;
+        CHECK-NEXT: copy_tile(dfb_c_dfb, t, i + 4);
+        CHECK-NEXT: }
         CHECK-NEXT: add_binary_tile_init();
-        CHECK-NEXT: add_binary_tile(i * 2, i * 2 + 1, i * 2);
-        CHECK: tile_regs_commit();
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
+        CHECK-NEXT: add_binary_tile(i, i + 4, i);
+        CHECK-NEXT: }
+        CHECK-NEXT: tile_regs_commit();
         CHECK-NEXT: tile_regs_wait();
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
-        CHECK-NEXT: pack_tile(i * 2, dfb_y_dfb, t0 + i);
+        CHECK-NEXT: pack_tile(i, dfb_y_dfb, t0 + i);
         CHECK: tile_regs_release();
         """,
     )
@@ -168,6 +174,32 @@ def test_multi_tile_blocks_chunk_dst():
         CHECK-NEXT: for (uint32_t [[J:tile1]] = 0; [[J]] < 4; ++[[J]]) {
         CHECK-NEXT: noc_async_read_tile((r0 + [[I]]) * 8 + c0 + [[J]], tensor_a, \
 a_blk_addr + ([[I]] * 4 + [[J]]) * 2048);
+        """,
+    )
+
+
+def test_chunk_interleaved_without_schedule_by_kind(monkeypatch):
+    # The flag upstream's maximize_dst maps to: off, each tile's whole chain in one loop.
+    from functools import partial
+
+    from ttl.compiler.emit import compute, cpp
+
+    monkeypatch.setattr(cpp, "emit_store", partial(compute.emit_store, schedule_by_kind=False))
+    result = compile_example(BY_NAME["eltwise_multi_tile"])
+    filecheck(
+        result.sources["compute.cpp"],
+        """
+        CHECK: tile_regs_acquire();
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
+        CHECK-NEXT: const uint32_t t = t0 + i;
+        CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
+        CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i * 2);
+        CHECK-NEXT: copy_tile_init(dfb_c_dfb);
+        CHECK-NEXT: copy_tile(dfb_c_dfb, t, i * 2 + 1);
+        CHECK-NEXT: add_binary_tile_init();
+        CHECK-NEXT: add_binary_tile(i * 2, i * 2 + 1, i * 2);
+        CHECK-NEXT: }
+        CHECK-NEXT: tile_regs_commit();
         """,
     )
 
@@ -195,7 +227,9 @@ def test_blackhole_and_f32_dst_capacity(compile_source):
         CHECK: cb_wait_front(dfb_a_dfb, 8);
         CHECK: for (uint32_t t0 = 0; t0 < 8; t0 += 4) {
         CHECK: copy_tile(dfb_a_dfb, t, i);
+        CHECK-NEXT: }
         CHECK-NEXT: exp_tile_init();
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: exp_tile(i);
         CHECK: pack_tile(i, dfb_y_dfb, t0 + i);
         """,
@@ -225,6 +259,7 @@ def test_matmul_accumulate_cpp():
         CHECK: pack_tile(i, dfb_acc_dfb, i);
         CHECK: // matmul_bias_relu.py:[[#]]: acc.store(a_blk @ b_blk, acc=True)
         CHECK: mm_init(dfb_a_dfb, dfb_b_dfb, dfb_acc_dfb);
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: for (uint32_t k = 0; k < 2; ++k) {
         CHECK-NEXT: matmul_tiles(dfb_a_dfb, dfb_b_dfb, (i / 2) * 2 + k, k * 2 + i % 2, i);
         CHECK: pack_reconfig_l1_acc(1);
@@ -234,7 +269,9 @@ def test_matmul_accumulate_cpp():
         CHECK: cb_push_back(dfb_acc_dfb, 4);
         CHECK: cb_wait_front(dfb_acc_dfb, 4);
         CHECK: add_tiles(dfb_acc_dfb, dfb_c_dfb, i, i, i);
+        CHECK-NEXT: }
         CHECK-NEXT: relu_tile_init();
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: relu_tile(i);
         """,
     )
@@ -253,7 +290,8 @@ def test_broadcast_cpp():
         result.sources["compute.cpp"],
         """
         CHECK: unary_bcast_init(dfb_c_dfb, BroadcastType::COL);
-        CHECK-NEXT: unary_bcast(dfb_c_dfb, i / 2, i * 2 + 1, BroadcastType::COL);
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
+        CHECK-NEXT: unary_bcast(dfb_c_dfb, i / 2, i + 4, BroadcastType::COL);
         """,
     )
     filecheck(

@@ -159,7 +159,9 @@ with a_dfb.wait() as blk, y_dfb.reserve() as out:
         result.sources["kern.cpp"],
         f"""
         CHECK: copy_tile(dfb_a_dfb, i, i);
+        CHECK-NEXT: }}
         CHECK-NEXT: {api}_tile_init();
+        CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {{
         CHECK-NEXT: {api}_tile(i);
         """,
     )
@@ -186,15 +188,17 @@ with a_dfb.wait() as p, y_dfb.reserve() as out:
         result.sources["kern.cpp"],
         """
         CHECK: for (uint32_t t0 = 0; t0 < 4; t0 += 2) {
-        CHECK: sub_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i * 3);
-        CHECK: negative_tile(i * 3);
-        CHECK: mul_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i * 3 + 1);
-        CHECK: copy_tile(dfb_a_dfb, t, i * 3 + 2);
+        CHECK: sub_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i);
+        CHECK: negative_tile(i);
+        CHECK: mul_tiles(dfb_a_dfb, dfb_a_dfb, t, t, i + 2);
+        CHECK: copy_tile(dfb_a_dfb, t, i + 4);
+        CHECK-NEXT: }
         CHECK-NEXT: abs_tile_init();
-        CHECK-NEXT: abs_tile(i * 3 + 2);
-        CHECK: add_binary_tile(i * 3 + 1, i * 3 + 2, i * 3 + 1);
-        CHECK: div_binary_tile(i * 3, i * 3 + 1, i * 3);
-        CHECK: pack_tile(i * 3, dfb_y_dfb, t0 + i);
+        CHECK-NEXT: for (uint32_t i = 0; i < 2; ++i) {
+        CHECK-NEXT: abs_tile(i + 4);
+        CHECK: add_binary_tile(i + 2, i + 4, i + 2);
+        CHECK: div_binary_tile(i, i + 2, i);
+        CHECK: pack_tile(i, dfb_y_dfb, t0 + i);
         """,
     )
 
@@ -225,13 +229,13 @@ with s_dfb.wait() as one, y_dfb.reserve() as out:
     filecheck(
         result.sources["kern.cpp"],
         """
-        CHECK: unary_bcast(dfb_c_dfb, i / 2, i * 2, BroadcastType::COL);
-        CHECK: unary_bcast(dfb_r_dfb, i % 2, i * 2 + 1, BroadcastType::ROW);
-        CHECK: unary_bcast(dfb_s_dfb, 0, i * 2, BroadcastType::SCALAR);
-        CHECK: fill_tile_bitcast(i * 2 + 1, 0x40000000u);
-        CHECK: mul_binary_tile(i * 2, i * 2 + 1, i * 2);
-        CHECK: fill_tile_bitcast(i * 2 + 1, 0x3f000000u);
-        CHECK: sub_binary_tile(i * 2, i * 2 + 1, i * 2);
+        CHECK: unary_bcast(dfb_c_dfb, i / 2, i, BroadcastType::COL);
+        CHECK: unary_bcast(dfb_r_dfb, i % 2, i + 4, BroadcastType::ROW);
+        CHECK: unary_bcast(dfb_s_dfb, 0, i, BroadcastType::SCALAR);
+        CHECK: fill_tile_bitcast(i + 4, 0x40000000u);
+        CHECK: mul_binary_tile(i, i + 4, i);
+        CHECK: fill_tile_bitcast(i + 4, 0x3f000000u);
+        CHECK: sub_binary_tile(i, i + 4, i);
         """,
     )
 

@@ -178,6 +178,33 @@ def test_launch_rejects_bad_configuration(build):
         dev.launch(Program([KernelSpec("k", "/nonexistent.elf", "dm0")]))
 
 
+def test_relaunch_keeps_translated_code_until_the_kernel_changes(build):
+    # Uncounted runs: a relaunch of the same image skips retranslation, another image flushes.
+    dev = Device(grid=(1, 1))
+    n = 5
+    src, dst = dev.dram.allocate(n, PAGE), dev.dram.allocate(n, PAGE)
+    data = np.arange(n * 16, dtype=np.uint32).reshape(n, 16)
+    dev.dram.write_pages(src, PAGE, data.view(np.uint8))
+    copy = Program(
+        [KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+        [DFBConfig(0, PAGE, 1, 1, "f32")],
+    )
+    producer = Program(
+        kernels=[
+            KernelSpec("producer", build(PRODUCER), "dm0", [2]),
+            KernelSpec("consumer", build(CONSUMER), "dm1", [dev.dram.allocate(4, PAGE), 4]),
+        ],
+        dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
+    )
+    for program in (copy, copy, producer, copy):
+        dev.dram.write_pages(dst, PAGE, np.zeros((n, PAGE), np.uint8))
+        dev.launch(program)
+        if program is copy:
+            np.testing.assert_array_equal(_words(dev, dst, n), data[::-1])
+    hart = dev.nodes[0, 0].harts["dm0"]
+    assert hart._translated == (hart.image, False)
+
+
 def test_device_reuses_machines_across_launches_with_new_code(build):
     dev = Device(grid=(1, 1), quantum=500)
     n = 5

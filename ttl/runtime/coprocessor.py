@@ -16,12 +16,14 @@ fp32). Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
 from ttl.runtime import memmap, unary_math
+from ttl.runtime.cop_runs import LAYOUTS, find_runs, independent
 from ttl.runtime.errors import DeviceFault
 from ttl.runtime.tiles import (
     BF16,
@@ -88,12 +90,12 @@ _WORDS = memmap.COP_CMD_WORDS
 POOL_SUM, POOL_AVG, POOL_MAX = range(3)
 REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR = range(3)
 _FACE_GRID = (2, 2, TILE // 2, TILE // 2)
-# ReduceDim -> (axes of the face grid reduced, where the result goes): row r's
-# value to column 0, column c's to row 0, the scalar to element (0, 0).
-_REDUCE_AXES: dict[int, tuple[tuple[int, ...], tuple]] = {
-    REDUCE_ROW: ((1, 3), (slice(None), 0, slice(None), 0)),
-    REDUCE_COL: ((0, 2), (0, slice(None), 0, slice(None))),
-    REDUCE_SCALAR: ((0, 1, 2, 3), (0, 0, 0, 0)),
+# ReduceDim -> where the result goes in the face grid: row r's value to
+# column 0, column c's to row 0, the scalar to element (0, 0).
+_REDUCE_SEL: dict[int, tuple] = {
+    REDUCE_ROW: (slice(None), 0, slice(None), 0),
+    REDUCE_COL: (0, slice(None), 0, slice(None)),
+    REDUCE_SCALAR: (0, 0, 0, 0),
 }
 # Face-layout gather that transposes a face-layout tile.
 _TRANSPOSE_FACES = ROWMAJOR_FROM_FACES[
@@ -123,9 +125,9 @@ class DstMode:
         return DstMode(fp32, tiles)
 
 
-def _round_to_bf16(reg: np.ndarray) -> None:
-    """Rounds a DST register to bf16 in place (nearest-even): a 16-bit DST entry."""
-    np.copyto(reg, reg.astype(BF16.dtype), casting="unsafe")
+def _round_to_bf16(rows: np.ndarray) -> None:
+    """Rounds DST registers (a view) to bf16 in place (nearest-even): 16-bit DST entries."""
+    np.copyto(rows, rows.astype(BF16.dtype), casting="unsafe")
 
 
 class Coprocessor:
@@ -136,31 +138,44 @@ class Coprocessor:
     DFB rings make kernels issue the same few commands over and over, so
     later occurrences cost a dictionary lookup and a call.
 
+    A run of same-kind commands with strided operands (``cop_runs``) is
+    resolved the same way into one callable over (count, 1024) views of DST
+    and L1: one NumPy call for the whole run. Every batchable op is written
+    once, over such views: a single command is a run of one.
+
     The caller runs drains under ``np.errstate(all="ignore")``: inf/nan
     results are data, as on hardware.
     """
 
     MAX_COMPILED = 1 << 16  # resolved commands kept (the cache restarts when full)
+    PLAN_COMMANDS = 64  # queues up to this long keep their plan
+    MAX_PLANS = 1 << 12
 
     def __init__(self, l1: np.ndarray, dst_tiles: int):
         self.l1 = l1
         self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
         self.mode = DstMode(fp32=True, tiles=min(DstMode().tiles, dst_tiles))
-        self._regs = list(self.dst[: self.mode.tiles])  # row views: a list indexes faster
-        self._wrote: list[np.ndarray] = []  # registers the command being resolved writes
         # Registers at or above the high-water mark have not been written since the
         # last reset, so they are still zero: acquire clears only the ones below it.
         self._written = self.dst[:0]
         self.commands = 0
-        self._views: dict[tuple[int, int], np.ndarray] = {}
+        self.batched = 0  # commands executed as part of a vectorized run
+        self._views: dict[tuple[int, ...], np.ndarray] = {}
         self._compiled: dict[tuple[int, ...], Callable[[], object]] = {}
-        # opcode -> resolver of the command's words into a callable (see _compile)
+        # (first two commands, count) -> (callable, commands it vectorizes)
+        self._runs: dict[tuple, tuple[Callable[[], object], int]] = {}
+        # a short queue's bytes -> (its runs' callables, commands in vectorized runs)
+        self._plans: dict[bytes, tuple[tuple[Callable[[], object], ...], int]] = {}
+        # opcode -> resolver of the command's words into a callable (unbatchable ops)
         self._compilers: dict[int, Callable[..., Callable[[], object]]] = {
             memmap.COP_ACQUIRE: self._acquire,
+            memmap.COP_MATMUL: self._matmul,
+        }
+        # opcode -> resolver of its operands (views of `count` commands, see _resolve)
+        self._makers: dict[int, Callable[..., Callable[[], object]]] = {
             memmap.COP_UNPACK: self._unpack,
             memmap.COP_BINARY: self._binary,
             memmap.COP_BINARY_DST: self._binary_dst,
-            memmap.COP_MATMUL: self._matmul,
             memmap.COP_UNARY: self._unary,
             memmap.COP_UNARY_PARAM: self._unary_param,
             memmap.COP_FILL: self._fill,
@@ -173,68 +188,204 @@ class Coprocessor:
             memmap.COP_COMPARE_ZERO: self._compare_zero,
             memmap.COP_SCALAR: self._scalar,
         }
+        assert self._makers.keys() == LAYOUTS.keys()
 
     def reset(self, mode: DstMode | None = None) -> None:
         """Clears DST and the statistics (a new launch), in DST ``mode`` (default: as is)."""
         self.dst.fill(0)
         self.commands = 0
+        self.batched = 0
         if mode is not None and mode != self.mode:
             if mode.tiles > len(self.dst):
                 raise DeviceFault(
                     f"a DST of {mode.tiles} tiles does not fit: the node has {len(self.dst)}"
                 )
             self.mode = mode
-            self._regs = list(self.dst[: mode.tiles])
-            self._compiled.clear()  # resolved commands depend on the mode
+            # Resolved commands, runs and plans bake in the mode (registers, rounding).
+            self._compiled.clear()
+            self._runs.clear()
+            self._plans.clear()
 
     def drain(self, queue) -> None:
-        """Executes and empties the command queue mapped at ``queue`` (uint32 words)."""
-        words = memmap.take_queue(
+        """Executes and empties the command queue mapped at ``queue`` (uint32 words).
+
+        A short queue's plan (its runs' callables) is kept by content: a kernel
+        that blocks every few tiles drains the same few commands again and
+        again, and replaying them skips run detection and lookups.
+        """
+        entries = memmap.take_queue_array(
             queue, memmap.COP_HEADER_BYTES, _WORDS, memmap.COP_CAPACITY, "coprocessor"
         )
-        self.commands += len(words) // _WORDS
-        compiled = self._compiled
-        for i in range(0, len(words), _WORDS):
-            cmd = tuple(words[i : i + _WORDS])
-            run = compiled.get(cmd)
-            if run is None:
-                run = self._compile(cmd)
+        self.commands += len(entries)
+        key = entries.tobytes() if len(entries) <= self.PLAN_COMMANDS else None
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._execute(entries)
+            if key is not None:
+                if len(self._plans) >= self.MAX_PLANS:
+                    self._plans.clear()
+                self._plans[key] = plan
+        else:
+            for run in plan[0]:
+                run()
+        self.batched += plan[1]
+
+    def _execute(self, entries: np.ndarray) -> tuple[tuple[Callable[[], object], ...], int]:
+        """Executes the drained commands run by run; returns the plan: the runs'
+        callables and how many commands ran in vectorized runs."""
+        words = entries.ravel().tolist()
+        compiled, runs = self._compiled, self._runs
+        plan: list[Callable[[], object]] = []
+        batched = 0
+        for start, count in find_runs(entries):
+            at = start * _WORDS
+            if count == 1:
+                cmd = tuple(words[at : at + _WORDS])
+                run = compiled.get(cmd)
+                if run is None:
+                    run = self._compile(cmd)
+            else:
+                key = (tuple(words[at : at + 2 * _WORDS]), count)
+                entry = runs.get(key)
+                if entry is None:
+                    entry = self._compile_run(words, start, count, key)
+                run, vectorized = entry
+                batched += vectorized
             run()
+            plan.append(run)
+        return tuple(plan), batched
 
     def _compile(self, cmd: tuple[int, ...]) -> Callable[[], object]:
         """Validates ``cmd`` and resolves it into a callable (cached); faults name its call site."""
         op, *args, ra = cmd
-        make = self._compilers.get(op)
-        self._wrote = []
         try:
-            if make is None:
-                raise DeviceFault(f"unknown coprocessor opcode {op}")
-            run = make(*args)
+            layout = LAYOUTS.get(op)
+            if layout is not None:
+                run = self._resolve(op, tuple(args), (0,) * len(args), 1)
+            else:
+                make = self._compilers.get(op)
+                if make is None:
+                    raise DeviceFault(f"unknown coprocessor opcode {op}")
+                run = make(*args)
         except DeviceFault as err:
             raise DeviceFault(str(err), ra=ra) from None
-        if not self.mode.fp32 and self._wrote:
-            run = _rounding(run, self._wrote)
         if len(self._compiled) >= self.MAX_COMPILED:
             self._compiled.clear()
         self._compiled[cmd] = run
         return run
 
+    def _compile_run(
+        self, words: list[int], start: int, count: int, key: tuple
+    ) -> tuple[Callable[[], object], int]:
+        """Resolves the run of ``count`` commands at ``start`` (cached under ``key``).
+
+        Operands step linearly, so the first and last command's operands are in
+        range exactly when all are: resolving the run validates it. A run that
+        is not independent (``cop_runs.independent``) or holds an invalid
+        command is resolved command by command (``_compile_each``).
+        """
+        at = start * _WORDS
+        op, first = words[at], tuple(words[at + 1 : at + _WORDS - 1])
+        step = tuple(
+            b - a for a, b in zip(first, words[at + _WORDS + 1 : at + 2 * _WORDS - 1], strict=True)
+        )
+        layout = LAYOUTS[op]
+        tile_bytes = {
+            i: _FORMATS.get(first[f.fmt - 1], (None, 0))[1]
+            for i, f in enumerate(layout)
+            if f.kind == "l1_out"
+        }
+        entry = None
+        if independent(layout, first, step, count, tile_bytes):
+            with suppress(DeviceFault):  # some command is invalid: _compile_each finds it
+                entry = (self._resolve(op, first, step, count), count)
+        if entry is None:
+            entry = (partial(_in_order, self._compile_each(words, start, count)), 0)
+        if len(self._runs) >= self.MAX_COMPILED:
+            self._runs.clear()
+        self._runs[key] = entry
+        return entry
+
+    def _compile_each(self, words: list[int], start: int, count: int) -> tuple:
+        """Each of ``count`` commands at ``start`` resolved on its own. A fault names
+        the failing command's call site, after the commands before it have run
+        (as they would have one by one)."""
+        done: list[Callable[[], object]] = []
+        for j in range(start, start + count):
+            cmd = tuple(words[j * _WORDS : (j + 1) * _WORDS])
+            try:
+                done.append(self._compiled.get(cmd) or self._compile(cmd))
+            except DeviceFault:
+                _in_order(tuple(done))
+                raise
+        return tuple(done)
+
+    def _resolve(
+        self, op: int, first: tuple[int, ...], step: tuple[int, ...], count: int
+    ) -> Callable[[], object]:
+        """The callable executing ``count`` commands of batchable ``op`` whose operand
+        words are ``first + j * step``: its maker called with a (count or 1, ...)
+        view for every register and L1 field and the static words as they are."""
+        values: list = []
+        writes: list[np.ndarray] = []  # the DST rows the commands write
+        for i, field in enumerate(LAYOUTS[op]):
+            word = first[i]
+            if field.kind in ("reg_in", "reg_out", "reg_inout", "acc"):
+                rows = self._rows(word, step[i], count, write=field.kind != "reg_in")
+                values.append(rows)
+                if field.kind != "reg_in":
+                    writes.append(rows)
+            elif field.kind in ("l1_in", "l1_out", "l1_each"):
+                fmt = first[field.fmt - 1]
+                scaler_one = fmt == memmap.SCALER_ONE_FMT and op == memmap.COP_REDUCE
+                each = field.kind == "l1_each"
+                values.append(None if scaler_one else self._tiles(word, fmt, step[i], count, each))
+            else:
+                values.append(word)
+        return self._finish(self._makers[op](*values), writes)
+
+    def _finish(self, run: Callable[[], object], writes: list[np.ndarray]) -> Callable[[], object]:
+        """The resolved command or run; in 16-bit DST mode it then rounds ``writes``
+        (the DST rows it wrote) to bf16."""
+        if self.mode.fp32 or not writes:
+            return run
+
+        def run_rounded():
+            run()
+            for rows in writes:
+                _round_to_bf16(rows)
+
+        return run_rounded
+
     # ------------------------------------------------------------ operands
     def _reg(self, index: int) -> np.ndarray:
         """DST register ``index`` (a view) to read."""
-        if index >= len(self._regs):
+        if index >= self.mode.tiles:
             raise DeviceFault(
-                f"DST index {index} is out of range: DST holds {len(self._regs)} tiles"
+                f"DST index {index} is out of range: DST holds {self.mode.tiles} tiles"
             )
-        return self._regs[index]
+        return self.dst[index]
 
     def _out(self, index: int) -> np.ndarray:
         """DST register ``index`` (a view) to write: raises the high-water mark."""
         reg = self._reg(index)
         if index >= len(self._written):
             self._written = self.dst[: index + 1]
-        self._wrote.append(reg)
         return reg
+
+    def _rows(self, index: int, step: int, count: int, write: bool) -> np.ndarray:
+        """DST registers ``index + j * step`` for j < count as a (count, 1024) view
+        ((1, 1024) when ``step`` is 0: one register read by every command)."""
+        last = index + step * (count - 1)
+        for reg in (index, last):  # validates (and, written, raises the high-water mark)
+            if write:
+                self._out(reg)
+            else:
+                self._reg(reg)
+        if step == 0:
+            return self.dst[index : index + 1]
+        stop = last + step
+        return self.dst[index : None if stop < 0 else stop : step]
 
     def _tile_view(self, addr: int, fmt_code: int) -> np.ndarray:
         """The L1 bytes of the tile at ``addr`` viewed as its format's dtype."""
@@ -251,6 +402,19 @@ class Coprocessor:
             view = self._views[addr, fmt_code] = self.l1[addr : addr + nbytes].view(dtype)
         return view
 
+    def _tiles(self, addr: int, fmt: int, step: int, count: int, each: bool) -> np.ndarray:
+        """The L1 tiles at ``addr + j * step`` for j < count as a (count, elements) view
+        ((1, elements) when ``step`` is 0, unless ``each`` command needs its row)."""
+        tile = self._tile_view(addr, fmt)
+        if count == 1 or (step == 0 and not each):
+            return tile[None]
+        self._tile_view(addr + step * (count - 1), fmt)
+        if step < 0:
+            return np.lib.stride_tricks.as_strided(tile, (count, tile.size), (step, tile.itemsize))
+        # (an ndarray on the L1 buffer is much cheaper to make than as_strided)
+        shape, strides = (count, tile.size), (step, tile.itemsize)
+        return np.ndarray(shape, tile.dtype, self.l1, addr, strides)
+
     def _rowmajor(self, view: np.ndarray) -> np.ndarray:
         return view.astype(np.float32)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
 
@@ -261,30 +425,11 @@ class Coprocessor:
             raise DeviceFault(f"unknown {what} op {op}")
         return fn
 
-    # ------------------------------------------------- ops (each returns a callable)
+    # ---------------------------------------- unbatchable ops (words -> callable)
     def _acquire(self, *_):
         # DST is zero in every acquire/release section (the hardware packer clears
         # it on release).
         return lambda: self._written.fill(0)
-
-    def _unpack(self, addr, fmt, dst, *_):
-        return partial(np.copyto, self._out(dst), self._tile_view(addr, fmt), casting="unsafe")
-
-    def _binary(self, op, addr_a, fmt_a, addr_b, fmt_b, dst):
-        # dtype=float32 makes the ufunc widen bf16 operands itself (exactly),
-        # cheaper than converting each operand first.
-        return partial(
-            self._fn(_BINARY, op, "binary"),
-            self._tile_view(addr_a, fmt_a),
-            self._tile_view(addr_b, fmt_b),
-            out=self._out(dst),
-            dtype=np.float32,
-        )
-
-    def _binary_dst(self, op, a, b, out, *_):
-        return partial(
-            self._fn(_BINARY, op, "binary"), self._reg(a), self._reg(b), out=self._out(out)
-        )
 
     def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
         a, b = self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b)
@@ -294,139 +439,167 @@ class Coprocessor:
             prod = self._rowmajor(a) @ self._rowmajor(b)
             reg[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
 
-        return matmul
+        return self._finish(matmul, [reg])  # 16-bit DST: each K step's sum rounds
 
-    def _unary(self, op, dst, *_):
-        fn, reg = self._fn(_UNARY, op, "unary"), self._out(dst)
+    # -------------- batchable ops: operands are (count or 1, 1024) views (see _resolve)
+    def _unpack(self, tiles, fmt, dst):
+        return partial(np.copyto, dst, tiles, casting="unsafe")
+
+    def _binary(self, op, a, fmt_a, b, fmt_b, dst):
+        # dtype=float32 makes the ufunc widen bf16 operands itself (exactly),
+        # cheaper than converting each operand first.
+        return partial(self._fn(_BINARY, op, "binary"), a, b, out=dst, dtype=np.float32)
+
+    def _binary_dst(self, op, a, b, out):
+        return partial(self._fn(_BINARY, op, "binary"), a, b, out=out)
+
+    def _unary(self, op, regs):
+        fn = self._fn(_UNARY, op, "unary")
 
         def unary():
-            reg[:] = fn(reg)
+            regs[:] = fn(regs)
 
         return unary
 
-    def _compare_zero(self, kind, dst, *_):
-        fn, reg = self._fn(_COMPARE_ZERO, kind, "comparison"), self._out(dst)
+    def _compare_zero(self, kind, regs):
+        fn = self._fn(_COMPARE_ZERO, kind, "comparison")
 
         def compare_zero():
-            reg[:] = fn(reg, np.float32(0))
+            regs[:] = fn(regs, np.float32(0))
 
         return compare_zero
 
-    def _scalar(self, op, dst, bits, *_):
-        fn, reg = self._fn(_SCALAR, op, "scalar"), self._out(dst)
-        value = np.array([bits], dtype=np.uint32).view(np.float32)[0]
-        return partial(fn, reg, value, out=reg)
+    def _scalar(self, op, regs, bits):
+        fn = self._fn(_SCALAR, op, "scalar")
+        return partial(fn, regs, _f32(bits), out=regs)
 
-    def _unary_param(self, op, dst, p0, p1, p2, *_):
-        fn, reg = self._fn(unary_math.UNARY_PARAM, op, "unary"), self._out(dst)
+    def _unary_param(self, op, regs, p0, p1, p2):
+        fn = self._fn(unary_math.UNARY_PARAM, op, "unary")
 
         def unary_param():
-            reg[:] = fn(reg.astype(np.float64), p0, p1, p2)
+            regs[:] = fn(regs.astype(np.float64), p0, p1, p2)
 
         return unary_param
 
-    def _fill(self, dst, bits, *_):
-        value = np.array([bits], dtype=np.uint32).view(np.float32)[0]
-        return partial(self._out(dst).fill, value)
+    def _fill(self, regs, bits):
+        return partial(regs.fill, _f32(bits))
 
-    def _bcast(self, addr, fmt, dst, kind, *_):
-        if kind not in (BCAST_NONE, BCAST_ROW, BCAST_COL, BCAST_SCALAR):
+    def _bcast(self, tiles, fmt, regs, kind):
+        gather = _BCAST_GATHER.get(kind)
+        if gather is None:
             raise DeviceFault(f"unknown broadcast kind {kind}")
-        view, reg = self._tile_view(addr, fmt), self._out(dst)
 
         def bcast():
-            rm = self._rowmajor(view)
-            if kind == BCAST_NONE:
-                out = rm
-            elif kind == BCAST_ROW:
-                out = np.broadcast_to(rm[0:1, :], (TILE, TILE))
-            elif kind == BCAST_COL:
-                out = np.broadcast_to(rm[:, 0:1], (TILE, TILE))
-            else:
-                out = np.broadcast_to(rm[0, 0], (TILE, TILE))
-            reg[:] = out.reshape(-1)[FACES_FROM_ROWMAJOR]
+            # (np.take: a 2-D fancy index [:, gather] costs about twice as much)
+            regs[:] = np.take(tiles, gather, axis=1)
 
         return bcast
 
-    def _pack(self, dst, addr, fmt_code, l1_acc, *_):
-        tile, value = self._tile_view(addr, fmt_code), self._reg(dst)
+    def _pack(self, regs, tiles, fmt_code, l1_acc):
         # Casting fp32 into a bfloat16 tile rounds to nearest, ties to even.
         if not l1_acc:
-            return partial(np.copyto, tile, value, casting="unsafe")
+            return partial(np.copyto, tiles, regs, casting="unsafe")
 
         def pack_accumulate():
-            tile[:] = np.add(tile, value, dtype=np.float32)
+            tiles[:] = np.add(tiles, regs, dtype=np.float32)
 
         return pack_accumulate
 
-    # ------------------------------------------- reduce, transpose, where, mask
-    def _reduce(self, addr, fmt, s_addr, s_fmt, dst, mode, *_):
-        """reduce_tile: see kernel_api.h. Tiles viewed as (face row, face col, row, col)."""
+    def _reduce(self, tiles, fmt, scaler, s_fmt, acc, mode):
+        """reduce_tile: see kernel_api.h. Tiles viewed as (tile, face row, face col, row, col).
+
+        A run reduces each of its tiles alone (as one command would) and then
+        combines the results into the register in command order."""
         pool, dim = mode & 0xF, mode >> 4
-        if pool not in (POOL_SUM, POOL_AVG, POOL_MAX) or dim not in _REDUCE_AXES:
+        if pool not in (POOL_SUM, POOL_AVG, POOL_MAX) or dim not in _REDUCE_SEL:
             raise DeviceFault(f"unknown reduce mode {mode:#x}")
-        a = self._tile_view(addr, fmt).reshape(_FACE_GRID)
+        a = tiles.reshape(-1, *_FACE_GRID)
         # The scaler is the first row of each face, applied to every row of that face.
-        s = (
-            None
-            if s_fmt == memmap.SCALER_ONE_FMT
-            else self._tile_view(s_addr, s_fmt).reshape(_FACE_GRID)[:, :, 0:1, :]
-        )
-        reg = self._out(dst)
-        faces = reg.reshape(_FACE_GRID)
-        axes, sel = _REDUCE_AXES[dim]
-        if pool == POOL_MAX:
-            reduce, combine = np.maximum.reduce, np.maximum
-        else:
-            reduce, combine = np.add.reduce, np.add
+        s = None if scaler is None else scaler.reshape(-1, *_FACE_GRID)[:, :, :, 0:1, :]
+        faces = acc.reshape(_FACE_GRID)
+        sel = _REDUCE_SEL[dim]
+        combine = np.maximum if pool == POOL_MAX else np.add
 
         def run():
             x = a.astype(np.float32) if s is None else np.multiply(a, s, dtype=np.float32)
-            value = combine(faces[sel], reduce(x, axis=axes, dtype=np.float32))
-            reg.fill(0)  # the result row/column/element only, as hardware packs it
+            parts = _reduce_each(x, dim, combine)
+            first = faces[sel]
+            if len(parts) == 1:
+                value = combine(first, parts[0])
+            else:  # in command order: accumulate is sequential
+                value = combine.accumulate(np.concatenate(([first], parts)), axis=0)[-1]
+            acc.fill(0)  # the result row/column/element only, as hardware packs it
             faces[sel] = value
 
         return run
 
-    def _transpose(self, addr, fmt, dst, *_):
-        view, reg = self._tile_view(addr, fmt), self._out(dst)
-
+    def _transpose(self, tiles, fmt, regs):
         def transpose():
-            reg[:] = view[_TRANSPOSE_FACES]
+            regs[:] = np.take(tiles, _TRANSPOSE_FACES, axis=1)
 
         return transpose
 
-    def _where(self, cond, true, false, out, *_):
-        c, t, f, o = self._reg(cond), self._reg(true), self._reg(false), self._out(out)
-
+    def _where(self, cond, true, false, out):
         def where():
-            o[:] = np.where(c == 1, t, f)
+            out[:] = np.where(cond == 1, true, false)
 
         return where
 
-    def _mask(self, data, mask, posinf, *_):
-        x, m = self._out(data), self._reg(mask)
+    def _mask(self, data, mask, posinf):
         value = np.float32(np.inf if posinf else 0.0)
-        return lambda: np.copyto(x, value, where=m == 1)
+        return lambda: np.copyto(data, value, where=mask == 1)
 
 
-def _rounding(run: Callable[[], object], regs: list[np.ndarray]) -> Callable[[], object]:
-    """``run``, then round the DST registers it wrote to bf16 (16-bit DST mode)."""
-    if len(regs) == 1:
-        reg = regs[0]
+def _reduce_each(x: np.ndarray, dim: int, combine: np.ufunc) -> np.ndarray:
+    """Each tile of ``x`` (tile, face row, face col, row, col) reduced along ``dim``.
 
-        def run_rounded():
-            run()
-            _round_to_bf16(reg)
+    A fixed pairwise order: halves of the 16 rows (columns, for a row
+    reduction) of each face are combined until one is left, then the two
+    faces of each pair (then, for the scalar, the 16 values and the face
+    pair). Whole-array NumPy operations, elementwise in the tile axis: a tile
+    reduces the same alone or in a run, and far faster than ufunc.reduce
+    over two strided axes.
+    """
+    if dim == REDUCE_ROW:  # the columns become the axis that halves
+        x = np.ascontiguousarray(x.swapaxes(3, 4))
+    while x.shape[3] > 1:
+        half = x.shape[3] // 2
+        x = combine(x[:, :, :, :half], x[:, :, :, half:])
+    x = x[:, :, :, 0]  # (tile, face row, face col, 16)
+    if dim == REDUCE_COL:
+        return combine(x[:, 0], x[:, 1])  # (tile, face col, column)
+    rows = combine(x[:, :, 0], x[:, :, 1])  # (tile, face row, row or column)
+    if dim == REDUCE_ROW:
+        return rows
+    while rows.shape[2] > 1:
+        half = rows.shape[2] // 2
+        rows = combine(rows[:, :, :half], rows[:, :, half:])
+    return combine(rows[:, 0, 0], rows[:, 1, 0])  # (tile,)
 
-        return run_rounded
 
-    def run_rounded_all():
+def _in_order(runs: tuple[Callable[[], object], ...]) -> None:
+    """Executes resolved commands one by one (a run that may not be vectorized)."""
+    for run in runs:
         run()
-        for reg in regs:
-            _round_to_bf16(reg)
 
-    return run_rounded_all
 
+def _f32(bits: int) -> np.float32:
+    """A binary32 bit pattern as a float32."""
+    return np.array([bits], dtype=np.uint32).view(np.float32)[0]
+
+
+def _bcast_gather(source_of: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Face-layout gather of a broadcast: element k of the result is element
+    ``gather[k]`` of the source tile; ``source_of`` maps row-major positions of
+    the result to the row-major positions they copy."""
+    return ROWMAJOR_FROM_FACES[source_of(FACES_FROM_ROWMAJOR)]
+
+
+_BCAST_GATHER = {
+    BCAST_NONE: _bcast_gather(lambda j: j),
+    BCAST_ROW: _bcast_gather(lambda j: j % TILE),  # row 0, same column
+    BCAST_COL: _bcast_gather(lambda j: j - j % TILE),  # same row, column 0
+    BCAST_SCALAR: _bcast_gather(lambda j: j * 0),  # element (0, 0)
+}
 
 _FORMATS = {f.code: (f.dtype, f.tile_bytes) for f in (BF16, F32)}

@@ -23,27 +23,68 @@ _EXIT_SYMBOL = "__ttl_exit"
 _STOP_SYMBOL = "__ttl_stop"
 
 
-def _symbol_values(elf: ELFFile, names: tuple[str, ...]) -> dict[str, int]:
-    """Values of the named ``.symtab`` symbols (those present).
+class _Elf32:
+    """The parts of a little-endian ELF32 file a launch needs, read with ``struct``.
 
-    Decodes the fixed 16-byte ELF32 symbol entries with ``struct``: pyelftools'
-    per-symbol parsing costs about 25 us a symbol, and this runs for every
-    kernel of every bundle loaded.
+    Header, PT_LOAD segments and ``.symtab`` values; pyelftools (parsing every
+    header field through its construct layer, about a millisecond an ELF) is
+    used only for DWARF, when a report needs source lines.
     """
-    symtab = elf.get_section_by_name(".symtab")
-    if symtab is None or symtab["sh_entsize"] != _SYM.size:
-        return {}
-    strtab = elf.get_section(symtab["sh_link"]).data()
-    wanted = {n.encode(): n for n in names}
-    found = {}
-    for st_name, st_value, *_ in _SYM.iter_unpack(symtab.data()):
-        name = wanted.get(strtab[st_name : strtab.index(b"\0", st_name)])
-        if name is not None and name not in found:
-            found[name] = st_value
-    return found
 
+    _HEADER = struct.Struct("<16sHHIIIIIHHHHHH")  # Elf32_Ehdr
+    _PHDR = struct.Struct("<IIIIIIII")  # Elf32_Phdr
+    _SHDR = struct.Struct("<IIIIIIIIII")  # Elf32_Shdr
+    _SYM = struct.Struct("<IIIBBH")  # Elf32_Sym: name, value, size, info, other, shndx
+    EM_RISCV, PT_LOAD = 243, 1
 
-_SYM = struct.Struct("<IIIBBH")  # Elf32_Sym: name, value, size, info, other, shndx
+    def __init__(self, raw: bytes):
+        try:
+            ident, _, self.machine, _, self.entry, phoff, shoff, *_, phnum, _, shnum, shstrndx = (
+                self._HEADER.unpack_from(raw)
+            )
+            if ident[:4] != b"\x7fELF":
+                raise ValueError("bad magic")
+            self.elfclass = {1: 32, 2: 64}.get(ident[4], 0)
+            self.little = ident[5] == 1
+            self._raw = raw
+            self._phdrs, self._shdrs, self._shstr = [], [], b""
+            if self.elfclass != 32 or not self.little:
+                return  # the caller rejects it: the tables below would be misread
+            self._phdrs = [self._PHDR.unpack_from(raw, phoff + i * 32) for i in range(phnum)]
+            self._shdrs = [self._SHDR.unpack_from(raw, shoff + i * 40) for i in range(shnum)]
+            self._shstr = self._section_data(shstrndx) if shnum else b""
+        except (struct.error, ValueError, IndexError) as e:
+            raise ELFError(f"cannot read its header ({e})") from None
+
+    def _section_data(self, index: int) -> bytes:
+        offset, size = self._shdrs[index][4], self._shdrs[index][5]
+        return self._raw[offset : offset + size]
+
+    def loads(self) -> list[tuple[int, bytes, int]]:
+        """(address, file bytes, memory size) of each non-empty PT_LOAD segment."""
+        return [
+            (vaddr, self._raw[offset : offset + filesz], memsz)
+            for ptype, offset, vaddr, _, filesz, memsz, *_ in self._phdrs
+            if ptype == self.PT_LOAD and memsz
+        ]
+
+    def symbol_values(self, names: tuple[str, ...]) -> dict[str, int]:
+        """Values of the named ``.symtab`` symbols (those present; the first of a name)."""
+        for shdr in self._shdrs:
+            section = self._shstr[shdr[0] : self._shstr.index(b"\0", shdr[0])]
+            if section == b".symtab" and shdr[9] == self._SYM.size:
+                symtab, strtab = shdr, self._section_data(shdr[6])
+                break
+        else:
+            return {}
+        wanted = {n.encode(): n for n in names}
+        found: dict[str, int] = {}
+        data = self._raw[symtab[4] : symtab[4] + symtab[5]]
+        for st_name, st_value, *_ in self._SYM.iter_unpack(data):
+            name = wanted.get(strtab[st_name : strtab.index(b"\0", st_name)])
+            if name is not None and name not in found:
+                found[name] = st_value
+        return found
 
 
 @dataclass
@@ -77,30 +118,25 @@ class ElfImage:
     def from_bytes(cls, raw: bytes, path: str, sha256: str | None = None) -> ElfImage:
         """Parses ``raw`` (the ELF at ``path``); ``sha256``: its hex digest if the caller
         already computed it (bundles verify every file's hash first)."""
-        import io
-
         try:
-            elf = ELFFile(io.BytesIO(raw))
+            elf = _Elf32(raw)
         except ELFError as e:
             raise LaunchError(f"{path} is not an ELF file ({e})") from None
-        if elf["e_machine"] != "EM_RISCV" or elf.elfclass != 32:
+        if elf.machine != _Elf32.EM_RISCV or elf.elfclass != 32 or not elf.little:
             raise LaunchError(
-                f"{path} is not a 32-bit RISC-V ELF (machine {elf['e_machine']}, "
+                f"{path} is not a 32-bit little-endian RISC-V ELF (machine {elf.machine}, "
                 f"class {elf.elfclass}): build it with the ttl device toolchain (-march=rv32im)"
             )
         segments = []
         lo, hi = memmap.LOCAL_BASE, memmap.LOCAL_BASE + memmap.LOCAL_SIZE
-        for seg in elf.iter_segments():
-            if seg["p_type"] != "PT_LOAD" or seg["p_memsz"] == 0:
-                continue
-            start, size = seg["p_vaddr"], seg["p_memsz"]
+        for start, data, size in elf.loads():
             if start < lo or start + size > hi:
                 raise LaunchError(
                     f"{path}: segment [{start:#x}, {start + size:#x}) is outside LOCAL memory "
                     f"[{lo:#x}, {hi:#x}): link with ttl/runtime/device/link/kernel.ld"
                 )
-            segments.append((start, seg.data(), size))
-        symbols = _symbol_values(elf, (_EXIT_SYMBOL, _STOP_SYMBOL))
+            segments.append((start, data, size))
+        symbols = elf.symbol_values((_EXIT_SYMBOL, _STOP_SYMBOL))
         for name in (_EXIT_SYMBOL, _STOP_SYMBOL):
             if name not in symbols:
                 raise LaunchError(
@@ -110,7 +146,7 @@ class ElfImage:
         return cls(
             path=path,
             sha256=sha256 or hashlib.sha256(raw).hexdigest(),
-            entry=elf["e_entry"],
+            entry=elf.entry,
             exit_pc=symbols[_EXIT_SYMBOL],
             stop_pc=symbols[_STOP_SYMBOL],
             segments=segments,

@@ -112,6 +112,10 @@ class Hart:
         self.node, self.slot, self.noc = node, slot, noc
         self.cop = Coprocessor(node.l1, dst_tiles)
         self.local = memmap.page_aligned_buffer(memmap.LOCAL_SIZE)
+        self._local_dirty = False  # a kernel ran in LOCAL since it was zeroed
+        # (image, profiling) the translated code is for; counted runs since the last flush
+        self._translated: tuple[ElfImage, bool] | None = None
+        self._counted_runs = False
         self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
         a32 = self.args32 = self.args.view(np.uint32)
         self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
@@ -188,6 +192,9 @@ class Hart:
         see :attr:`clock`). ``prints`` receives the kernel's print lines (default:
         standard output); ``trace`` (with ``profile``) records every wait's span.
         """
+        # Translated code stays valid for a relaunch of the same image with the same
+        # hooks, unless counted runs compiled Unicorn's counting hook into it.
+        stale = self._translated != (image, profile) or self._counted_runs
         self._set_profiling(profile)
         self.kernel, self.image = kernel, image
         self._stop_pc, self._done_pc = image.stop_pc, image.exit_pc + 4
@@ -216,12 +223,15 @@ class Hart:
         self._predicates: dict[tuple[int, int, int], Callable[[], bool]] = {}  # (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.counted = False  # preempted once: run in counted quanta from now on
-        self.local[:] = 0
+        if self._local_dirty:  # a fresh buffer is zero: writing zeros would fault its pages in
+            self.local[:] = 0
+        self._local_dirty = True
         for addr, data, _ in image.segments:
             off = addr - memmap.LOCAL_BASE
             self.local[off : off + len(data)] = np.frombuffer(data, dtype=np.uint8)
-        # The code changed under translated blocks (ignore: see __init__).
-        self.uc.ctl_flush_tb()  # type: ignore[attr-defined]
+        if stale:  # the code changed under translated blocks (ignore: see __init__)
+            self.uc.ctl_flush_tb()  # type: ignore[attr-defined]
+            self._translated, self._counted_runs = (image, profile), False
         self.args[:] = 0
         self.queue32[0] = 0
         a32 = self.args32
@@ -295,6 +305,7 @@ class Hart:
         start = self.instructions
         try:
             if count:
+                self._counted_runs = True
                 self._start(self.pc, self._stop_pc, count)
             else:
                 dog = self._watchdog

@@ -231,12 +231,30 @@ def take_queue(queue, header_bytes: int, cmd_words: int, capacity: int, what: st
     harts pass: cheapest to index) or NumPy array.
     """
     words = queue if isinstance(queue, memoryview) else memoryview(queue)
-    count = words[0]
+    count = _queue_count(words, capacity, what)
     if not count:
         return []
-    if count > capacity:
-        raise DeviceFault(f"{what} queue count {count} is corrupt")
     start = header_bytes // 4
     flat = words[start : start + count * cmd_words].tolist()
     words[0] = 0
     return flat
+
+
+def take_queue_array(queue, header_bytes: int, cmd_words: int, capacity: int, what: str):
+    """:func:`take_queue` with the entries as a (count, cmd_words) uint32 NumPy array
+    (a copy), for callers that look at all entries at once."""
+    import numpy as np
+
+    words = queue if isinstance(queue, memoryview) else memoryview(queue)
+    count = _queue_count(words, capacity, what)
+    start = header_bytes // 4
+    entries = np.array(words[start : start + count * cmd_words], dtype=np.uint32)
+    words[0] = 0
+    return entries.reshape(count, cmd_words)
+
+
+def _queue_count(words: memoryview, capacity: int, what: str) -> int:
+    count = words[0]
+    if count > capacity:
+        raise DeviceFault(f"{what} queue count {count} is corrupt")
+    return count

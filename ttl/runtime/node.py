@@ -26,6 +26,7 @@ class Node:
         self.coord = coord
         self.l1 = memmap.page_aligned_buffer(l1_bytes)
         self.l1_view = memoryview(self.l1)  # cheap slice copies (NOC fast path)
+        self._l1_dirty = False  # a launch ran since L1 was zeroed
         self.regs = memmap.page_aligned_buffer(memmap.NODE_REGS_SIZE)
         self.regs32 = self.regs.view(np.uint32)
         self.dfb_count = dfb_count
@@ -41,7 +42,9 @@ class Node:
 
     def reset(self, dfbs: list[DFBConfig], dfb_bases: dict[int, int], semaphores: list[int]):
         """Prepares the node for a launch: clears L1, writes node info, DFB table, semaphores."""
-        self.l1[:] = 0
+        if self._l1_dirty:  # a fresh buffer is zero: writing zeros would fault its pages in
+            self.l1[:] = 0
+        self._l1_dirty = True
         self.regs[:] = 0
         self.harts = {}
         self.sync_cycle = None

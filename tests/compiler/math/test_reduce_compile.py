@@ -37,9 +37,12 @@ def op(a, s, t, y):
             "ttl.reduce sum %{{.*}}, %{{.*}} {dims = array<i64: -1>} : !ttl.tiles<2x3xbf16>, "
             "!ttl.tiles<1x1xbf16> -> !ttl.tiles<2x1xbf16>",
             """fill_tile_bitcast(i, 0x00000000u);  // reduce_tile accumulates
+            CHECK-NEXT: }
             CHECK-NEXT: reduce_init<PoolType::SUM, ReduceDim::REDUCE_ROW>(dfb_a_dfb, dfb_s_dfb, dfb_y_dfb);
+            CHECK-NEXT: for (uint32_t i = 0; i < {{[0-9]+}}; ++i) {
             CHECK-NEXT: for (uint32_t r1 = 0; r1 < 3; ++r1) {
             CHECK-NEXT:   reduce_tile<PoolType::SUM, ReduceDim::REDUCE_ROW>(dfb_a_dfb, dfb_s_dfb, i * 3 + r1, 0, i);
+            CHECK-NEXT: }
             CHECK-NEXT: }
             CHECK-NEXT: reduce_uninit();""",
         ),
@@ -71,15 +74,16 @@ def op(a, s, t, y):
             "ttl.math.reduce_max(t_blk, dims=[0])",
             (1, 2, 3),
             "ttl.reduce max",
-            """copy_tile(dfb_t_dfb, r0 * 6 + {{.*}}, i * 2 + 1);
+            """copy_tile(dfb_t_dfb, r0 * 6 + {{.*}}, i + 3);
             CHECK-NEXT: binary_max_tile_init();
-            CHECK-NEXT: binary_max_tile(i * 2, i * 2 + 1, i * 2);""",
+            CHECK-NEXT: binary_max_tile(i, i + 3, i);""",
         ),
         (
             "ttl.math.transpose(a_blk)",
             (3, 2),
             "ttl.transpose %{{.*}} : !ttl.tiles<2x3xbf16> -> !ttl.tiles<3x2xbf16>",
             """transpose_wh_init(dfb_a_dfb, dfb_y_dfb);
+            CHECK-NEXT: for (uint32_t i = 0; i < {{[0-9]+}}; ++i) {
             CHECK-NEXT: transpose_wh_tile(dfb_a_dfb, i / 2 + (i % 2) * 3, i);""",
         ),
         (
@@ -87,15 +91,16 @@ def op(a, s, t, y):
             (2, 3),
             "ttl.where %{{.*}}, %{{.*}}, %{{.*}} : !ttl.tiles<2x3xbf16>",
             """where_tile_init();
-            CHECK-NEXT: where_tile(i * 3, i * 3 + 1, i * 3 + 2, i * 3);""",
+            CHECK-NEXT: for (uint32_t i = 0; i < {{[0-9]+}}; ++i) {
+            CHECK-NEXT: where_tile(i, i + 2, i + 4, i);""",
         ),
         (
             "ttl.math.mask(a_blk, a_blk) + ttl.math.mask_posinf(a_blk, a_blk)",
             (2, 3),
             "ttl.mask %{{.*}}, %{{.*}} : !ttl.tiles<2x3xbf16>\n"
             "CHECK: ttl.mask %{{.*}}, %{{.*}} {posinf} : !ttl.tiles<2x3xbf16>",
-            """mask_tile(i * 3, i * 3 + 1);
-            CHECK: mask_posinf_tile(i * 3 + 1, i * 3 + 2);""",
+            """mask_tile(i, i + 2);
+            CHECK: mask_posinf_tile(i + 2, i + 4);""",
         ),
     ],
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from xdsl.ir import SSAValue
 
@@ -63,8 +64,26 @@ def _paren(expr: str) -> str:
     return expr if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", expr) else f"({expr})"
 
 
+@dataclass
+class Step:
+    """One tile op of a tile's chain: its init calls, its calls, its teardown calls.
+
+    Scheduled by kind, a step becomes one loop over the chunk's tiles with the
+    init calls hoisted before it and the teardown after it, as TT-Metal kernels
+    configure an op once and then call it per tile.
+    """
+
+    init: list[str] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)
+    fini: list[str] = field(default_factory=list)
+
+
 class TileCodegen:
-    """Emits the DST code computing one output tile of a store."""
+    """Emits the DST code computing one output tile of a store.
+
+    Lines go straight to ``line``, or, inside :meth:`record`, into a list of
+    :class:`Step` (one per tile op) for ``emit_store`` to schedule by kind.
+    """
 
     def __init__(
         self,
@@ -73,15 +92,62 @@ class TileCodegen:
         cb_out: str,
         fpu: bool = True,
     ):
-        self.line = line
+        self._emit = line
         self.cb_of = cb_of
         self.cb_out = cb_out
         self.fpu = fpu  # ttl.CompilerOptions.enable_fpu_binary_ops
+        self._steps: list[Step] | None = None
+        self.slot_stride = 1  # registers between a tile's register k and k + 1
+
+    def record(self, value: SSAValue, t: str, base: str) -> list[Step]:
+        """The steps computing tile ``t`` of ``value`` into DST[base], in order."""
+        self._steps = [Step()]
+        try:
+            self.gen(value, t, base, 0)
+            return [s for s in self._steps if s.init or s.body or s.fini]
+        finally:
+            self._steps = None
+
+    def _current(self, starts_new: bool) -> Step:
+        assert self._steps is not None
+        if starts_new:
+            self._steps.append(Step())
+        return self._steps[-1]
+
+    def init(self, text: str) -> None:
+        """An op's init call: begins the op's step."""
+        if self._steps is None:
+            self._emit(text)
+            return
+        last = self._steps[-1]
+        self._current(bool(last.body or last.fini)).init.append(text)
+
+    def line(self, text: str) -> None:
+        """A call of the current op (or a loop line around its calls)."""
+        if self._steps is None:
+            self._emit(text)
+            return
+        self._current(bool(self._steps[-1].fini)).body.append(text)
+
+    def uninit(self, text: str) -> None:
+        """The current op's teardown call: ends its step."""
+        if self._steps is None:
+            self._emit(text)
+            return
+        self._steps[-1].fini.append(text)
+
+    def step(self) -> None:
+        """Ends the current step: what follows needs its own per-tile loop."""
+        if self._steps is not None:
+            self._steps.append(Step())
 
     def dst(self, base: str, k: int) -> str:
+        """Register ``k`` of the tile whose first register is ``base``: ``k`` registers
+        on (interleaved: ``slot_stride`` 1), or ``k`` slots of a chunk's tiles on."""
+        offset = k * self.slot_stride
         if base == "0":
-            return str(k)
-        return base if k == 0 else f"{base} + {k}"
+            return str(offset)
+        return base if k == 0 else f"{base} + {offset}"
 
     def gen(self, value: SSAValue, t: str, base: str, k: int) -> None:
         """Compute tile ``t`` of ``value`` into DST[base + k]."""
@@ -89,24 +155,24 @@ class TileCodegen:
         dst = self.dst(base, k)
         if isinstance(op, d.ReadOp):
             cb = self.cb_of(op.block)
-            self.line(f"copy_tile_init({cb});")
+            self.init(f"copy_tile_init({cb});")
             if reads_reserved(op):  # block state RW: read back a stored, unpushed block
                 self.line(f"copy_tile_from_reserved({cb}, {t}, {dst});")
             else:
                 self.line(f"copy_tile({cb}, {t}, {dst});")
         elif isinstance(op, d.FillOp):
-            self.line("fill_tile_init();")
+            self.init("fill_tile_init();")
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
         elif isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
             name = op.name.split(".")[1]
             if fpu_binary(op, self.fpu):  # both operands are ttl.read results
                 a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
-                self.line(f"{name}_tiles_init({a}, {b});")
+                self.init(f"{name}_tiles_init({a}, {b});")
                 self.line(f"{name}_tiles({a}, {b}, {t}, {t}, {dst});")
             else:
                 self.gen(op.lhs, t, base, k)
                 self.gen(op.rhs, t, base, k + 1)
-                self.line(f"{name}_binary_tile_init();")
+                self.init(f"{name}_binary_tile_init();")
                 self.line(f"{name}_binary_tile({dst}, {self.dst(base, k + 1)}, {dst});")
         elif isinstance(op, d.BinaryFnOp):
             self.gen(op.lhs, t, base, k)
@@ -117,28 +183,29 @@ class TileCodegen:
             self._scalar(op.fn.data, dst, op.value.value.data)
         elif isinstance(op, d.UnaryOp):
             self.gen(op.operand, t, base, k)
-            for text in emit_unary(op, dst):  # e.g. exp_tile_init(); exp_tile(dst);
-                self.line(text)
+            init, call = emit_unary(op, dst)  # e.g. exp_tile_init(); exp_tile(dst);
+            self.init(init)
+            self.line(call)
         elif isinstance(op, d.BroadcastOp):
             self._broadcast(op, t, dst)
         elif isinstance(op, d.MatmulOp):
             self._matmul(op, t, dst)
         elif isinstance(op, d.ReduceOp):
-            self._reduce(op, t, dst)
+            self._reduce(op, t, dst, self.dst(base, k + 1))
         elif isinstance(op, d.TransposeOp):
             self._transpose(op, t, dst)
         elif isinstance(op, d.WhereOp):
             self.gen(op.condition, t, base, k)
             self.gen(op.true_value, t, base, k + 1)
             self.gen(op.false_value, t, base, k + 2)
-            self.line("where_tile_init();")
+            self.init("where_tile_init();")
             self.line(
                 f"where_tile({dst}, {self.dst(base, k + 1)}, {self.dst(base, k + 2)}, {dst});"
             )
         elif isinstance(op, d.MaskOp):
             self.gen(op.operand, t, base, k)
             self.gen(op.mask, t, base, k + 1)
-            self.line("mask_tile_init();")
+            self.init("mask_tile_init();")
             fn = "mask_posinf_tile" if op.posinf is not None else "mask_tile"
             self.line(f"{fn}({dst}, {self.dst(base, k + 1)});")
         else:
@@ -148,22 +215,22 @@ class TileCodegen:
         """DST[dst] = fn(DST[dst], DST[other]) with TT-Metal's SFPU binary calls."""
         compare = _COMPARE_ZERO.get(fn)
         if compare is not None:  # TT-Metal compares floats as (a - b) against zero
-            self.line("sub_binary_tile_init();")
+            self.init("sub_binary_tile_init();")
             self.line(f"sub_binary_tile({dst}, {other}, {dst});")
-            self.line(f"{compare}_tile_init();")
+            self.init(f"{compare}_tile_init();")
             self.line(f"{compare}_tile({dst});")
             return
         name = _BINARY_FN_API[fn]
-        self.line(f"{name}_init();")
+        self.init(f"{name}_init();")
         self.line(f"{name}({dst}, {other}, {dst});")
 
     def _scalar(self, fn: d.ScalarFnEnum, dst: str, value: float) -> None:
         """DST[dst] = DST[dst] op value (TT-Metal's ``*_unary_tile`` scalar ops)."""
         if fn is d.ScalarFnEnum.RDIV:  # value / x = value * recip(x)
-            self.line("recip_tile_init();")
+            self.init("recip_tile_init();")
             self.line(f"recip_tile({dst});")
             fn = d.ScalarFnEnum.MUL
-        self.line("binop_with_scalar_tile_init();")
+        self.init("binop_with_scalar_tile_init();")
         self.line(f"{fn.value}_unary_tile({dst}, {float_bits(value)});  // {value!r}")
 
     def _broadcast(self, op: d.BroadcastOp, t: str, dst: str) -> None:
@@ -184,10 +251,10 @@ class TileCodegen:
         cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
         kind = _BCAST_KIND.get((rank - 2 in bdims, rank - 1 in bdims))
         if kind is None:  # only outer dims: whole tiles repeat
-            self.line(f"copy_tile_init({cb});")
+            self.init(f"copy_tile_init({cb});")
             self.line(f"copy_tile({cb}, {index}, {dst});")
             return
-        self.line(f"unary_bcast_init({cb}, BroadcastType::{kind});")
+        self.init(f"unary_bcast_init({cb}, BroadcastType::{kind});")
         self.line(f"unary_bcast({cb}, {index}, {dst}, BroadcastType::{kind});")
 
     def _matmul(self, op: d.MatmulOp, t: str, dst: str) -> None:
@@ -206,9 +273,9 @@ class TileCodegen:
             rt = "0"
         row = "0" if m == 1 else (rt if n == 1 else f"{_paren(rt)} / {n}")
         col = "0" if n == 1 else (rt if m == 1 else f"{_paren(rt)} % {n}")
-        self.line("fill_tile_init();")
+        self.init("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, 0x00000000u);  // matmul_tiles accumulates")
-        self.line(f"mm_init({a}, {b}, {self.cb_out});")
+        self.init(f"mm_init({a}, {b}, {self.cb_out});")
         a_base = [(bi, m * kk)] if bi != "0" else []
         b_base = [(bi, kk * n)] if bi != "0" else []
         if row != "0":
@@ -226,7 +293,7 @@ class TileCodegen:
         self.line(f"  matmul_tiles({a}, {b}, {a_idx}, {b_idx}, {dst});")
         self.line("}")
 
-    def _reduce(self, op: d.ReduceOp, t: str, dst: str) -> None:
+    def _reduce(self, op: d.ReduceOp, t: str, dst: str, other: str) -> None:
         """TT-Metal's reduce_tile over every input tile that reduces into output tile ``t``."""
         # (ignores: as in _broadcast; a reduction's operand and scaler are ttl.read
         # results, or a ttl.fill 1.0 scaler when the program gives none.)
@@ -250,15 +317,15 @@ class TileCodegen:
             cb_s = "TTL_SCALER_ONE_CB"
         pool = "MAX" if op.kind.data is d.ReduceKindEnum.MAX else "SUM"
         if not reduces_within_tiles(op):
-            self._reduce_tiles(pool, cb, cb_s, terms, loops, dst)
+            self._reduce_tiles(pool, cb, cb_s, terms, loops, dst, other)
             return
         row, col = rank - 1 in reduced, rank - 2 in reduced
         mode = "REDUCE_SCALAR" if row and col else ("REDUCE_ROW" if row else "REDUCE_COL")
         tmpl = f"<PoolType::{pool}, ReduceDim::{mode}>"
         start = float_bits(float("-inf") if pool == "MAX" else 0.0)
-        self.line("fill_tile_init();")
+        self.init("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, {start});  // reduce_tile accumulates")
-        self.line(f"reduce_init{tmpl}({cb}, {cb_s}, {self.cb_out});")
+        self.init(f"reduce_init{tmpl}({cb}, {cb_s}, {self.cb_out});")
         pad = ""
         for var, n in loops:
             self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
@@ -267,7 +334,7 @@ class TileCodegen:
         for _ in loops:
             pad = pad[:-2]
             self.line(f"{pad}}}")
-        self.line("reduce_uninit();")
+        self.uninit("reduce_uninit();")
 
     def _reduce_tiles(
         self,
@@ -277,13 +344,15 @@ class TileCodegen:
         terms: list[tuple[str, int]],
         loops: list[tuple[str, int]],
         dst: str,
+        other: str,
     ) -> None:
-        """A reduction over outer dims only: whole tiles combined element-wise in DST."""
-        other = str(int(dst) + 1) if dst.isdigit() else f"{dst} + 1"
+        """A reduction over outer dims only: whole tiles combined element-wise in DST
+        (each tile copied into register ``other`` first)."""
         start = float_bits(float("-inf") if pool == "MAX" else 0.0)
         combine = "binary_max_tile" if pool == "MAX" else "add_binary_tile"
-        self.line("fill_tile_init();")
+        self.init("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, {start});")
+        self.step()  # the loop re-initialises per call: nothing to hoist
         pad = ""
         for var, n in loops:
             self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
@@ -311,7 +380,7 @@ class TileCodegen:
             terms.append((_coord(t, (rows, cols), 0), 1))
         if cols > 1:
             terms.append((_coord(t, (rows, cols), 1), rows))
-        self.line(f"transpose_wh_init({cb}, {self.cb_out});")
+        self.init(f"transpose_wh_init({cb}, {self.cb_out});")
         self.line(f"transpose_wh_tile({cb}, {_linear(terms)}, {dst});")
 
 
@@ -321,14 +390,28 @@ def emit_store(
     line: Callable[[str], None],
     indent: Callable[[int], None],
     cb_of: Callable[[SSAValue], str],
+    schedule_by_kind: bool = True,
 ) -> None:
-    """Emit the chunked DST loop for ``store`` (see the module docstring)."""
+    """Emit the chunked DST loop for ``store`` (see the module docstring).
+
+    ``schedule_by_kind`` (upstream tt-lang's ``maximize_dst`` scheduling): a
+    chunk of several tiles runs each tile op as its own loop over the chunk's
+    tiles (all copies, then all broadcasts, ...) instead of one loop doing the
+    whole chain per tile. Legal because each tile's chain reads only L1 and
+    its own DST registers; same-kind calls back to back are what hardware
+    pipelines (and the emulator vectorizes). Registers are then slot-major:
+    tile i's register k is ``i + k * chunk``, so each loop walks consecutive
+    registers (interleaved, it is ``i * regs + k``).
+    """
     cb_out = cb_of(store.block)
     gen = TileCodegen(line, cb_of, cb_out, plan.fpu)
     tiles, chunk, regs = plan.tiles, plan.chunk, plan.regs
+    by_kind = schedule_by_kind and chunk > 1
+    if by_kind:
+        gen.slot_stride = chunk
 
     def base_of(i: str) -> str:
-        return "0" if i == "0" else (i if regs == 1 else f"{i} * {regs}")
+        return "0" if i == "0" else (i if regs == 1 or by_kind else f"{i} * {regs}")
 
     if tiles == 1:
         t0, i = "0", "0"
@@ -345,14 +428,12 @@ def emit_store(
             t0 = "0"
     line("tile_regs_acquire();")
     if i == "i":
-        line(f"for (uint32_t i = 0; i < {chunk}; ++i) {{")
-        indent(1)
         t = "i" if t0 == "0" else "t"
-        if t == "t":
-            line("const uint32_t t = t0 + i;")
-        gen.gen(store.value, t, base_of("i"), 0)
-        indent(-1)
-        line("}")
+        steps = gen.record(store.value, t, base_of("i"))
+        if not by_kind:  # the whole chain per tile, in one loop
+            steps = [Step(body=[text for s in steps for text in s.init + s.body + s.fini])]
+        for step in steps:
+            _emit_tile_loop(step, chunk, t, line, indent)
     else:
         gen.gen(store.value, t0, "0", 0)
     line("tile_regs_commit();")
@@ -372,3 +453,21 @@ def emit_store(
     if t0 in ("t", "t0") and (chunk == 1 or chunk < tiles):
         indent(-1)
         line("}")
+
+
+def _emit_tile_loop(
+    step: Step, chunk: int, t: str, line: Callable[[str], None], indent: Callable[[int], None]
+) -> None:
+    """``step`` for each tile ``i`` of a chunk; its init and teardown calls outside the loop."""
+    for text in step.init:
+        line(text)
+    line(f"for (uint32_t i = 0; i < {chunk}; ++i) {{")
+    indent(1)
+    if t == "t" and any(re.search(r"\bt\b", text) for text in step.body):
+        line("const uint32_t t = t0 + i;")
+    for text in step.body:
+        line(text)
+    indent(-1)
+    line("}")
+    for text in step.fini:
+        line(text)

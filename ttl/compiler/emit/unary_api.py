@@ -45,8 +45,8 @@ def param_args(op: d.UnaryOp) -> list[str]:
     return [str(v) if isinstance(v, int) else float_bits(v) for v in op.param_values]
 
 
-def emit_unary(op: d.UnaryOp, dst: str) -> list[str]:
-    """The two C++ lines applying ``op`` to DST[dst]."""
+def emit_unary(op: d.UnaryOp, dst: str) -> tuple[str, str]:
+    """The two C++ lines applying ``op`` to DST[dst]: its init call and its tile call."""
     tile, init = spelling(op.fn.data)
     args = ", ".join([dst, *param_args(op)])
-    return [f"{init}();", f"{tile}({args});"]
+    return f"{init}();", f"{tile}({args});"

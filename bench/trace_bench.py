@@ -18,14 +18,14 @@ Needs torch in the venv (the program converts with ttnn.from_torch).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import emulator_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMER = ROOT / "bench" / "op_timer.py"
@@ -40,20 +40,10 @@ DEFAULT_PROGRAM = [
 
 def run_once(flags: list[str], program: list[str], env: dict[str, str]) -> tuple[float, float]:
     """One `ttl run` in its own process: (operation-call seconds, process seconds)."""
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        command = [sys.executable, "-m", "ttl.host.cli", "run", *flags, str(TIMER), *program]
-        start = time.perf_counter()
-        proc = subprocess.run(
-            command,
-            env={**os.environ, **env, "OP_TIMER_OUT": out.name},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        wall = time.perf_counter() - start
-        if proc.returncode != 0:
-            sys.exit(f"{' '.join(command)} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-        return json.loads(Path(out.name).read_text())["calls"][0], wall
+    command = [sys.executable, "-m", "ttl.host.cli", "run", *flags, str(TIMER), *program]
+    start = time.perf_counter()
+    calls = emulator_bench.run_once(command, env)["calls"]
+    return calls[0], time.perf_counter() - start
 
 
 def measure(

@@ -122,29 +122,6 @@ def test_a_waiting_kernel_finishes_at_its_producers_cycle(build, quantum):
     assert sum(producer.waited.values()) < 500
 
 
-SIGNALLER = """
-#include <cstdint>
-#include "ttl/kernel_api.h"
-// Node (0,0) spins, then increments semaphore 0 of node (1,0) over the NOC.
-void kernel_main() {
-  if (ttl_node_x() != 0) return;
-  for (volatile uint32_t i = 0; i < get_arg_val<uint32_t>(0); i = i + 1) {}
-  noc_semaphore_inc(get_noc_addr(1, 0, get_semaphore(0)), 1);
-  noc_async_write_barrier();
-}
-"""
-
-WAITER = """
-#include <cstdint>
-#include "ttl/kernel_api.h"
-// Node (1,0) waits for its semaphore 0.
-void kernel_main() {
-  if (ttl_node_x() != 1) return;
-  noc_semaphore_wait(reinterpret_cast<volatile uint32_t*>(get_semaphore(0)), 1);
-}
-"""
-
-
 def test_wait_on_another_nodes_semaphore_is_measured(build):
     """A semaphore increment from another node over the NOC wakes the waiter at the
     signalling hart's cycle."""
@@ -152,8 +129,8 @@ def test_wait_on_another_nodes_semaphore_is_measured(build):
     report = Device(grid=(2, 1), profile=True).launch(
         Program(
             kernels=[
-                KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0", [spin]),
-                KernelSpec("wait", build(WAITER, name="wait"), "dm1"),
+                KernelSpec("signal", build("semaphore_signal"), "dm0", [spin]),
+                KernelSpec("wait", build("semaphore_wait"), "dm1"),
             ],
             semaphores=[0],
         )

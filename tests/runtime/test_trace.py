@@ -8,29 +8,6 @@ from ttl.runtime import Device, KernelSpec, Program
 from ttl.runtime.errors import RunawayKernelError
 from ttl.runtime.trace import chrome_trace
 
-SIGNALLER = """
-#include <cstdint>
-#include "ttl/kernel_api.h"
-// Node (0,0) spins (past a quantum: the waiter blocks), then increments
-// semaphore 0 of node (1,0) over the NOC.
-void kernel_main() {
-  if (ttl_node_x() != 0) return;
-  for (volatile uint32_t i = 0; i < 60000; i = i + 1) {}
-  noc_semaphore_inc(get_noc_addr(1, 0, get_semaphore(0)), 1);
-  noc_async_write_barrier();
-}
-"""
-
-WAITER = """
-#include <cstdint>
-#include "ttl/kernel_api.h"
-// Node (1,0) waits for its semaphore 0.
-void kernel_main() {
-  if (ttl_node_x() != 1) return;
-  noc_semaphore_wait(reinterpret_cast<volatile uint32_t*>(get_semaphore(0)), 1);
-}
-"""
-
 RUNAWAY = """
 #include <cstdint>
 #include "ttl/kernel_api.h"
@@ -49,8 +26,8 @@ def _semaphore_trace(build) -> dict:
     report = Device(grid=(2, 1), trace=True).launch(
         Program(
             kernels=[
-                KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0"),
-                KernelSpec("wait", build(WAITER, name="wait"), "dm1"),
+                KernelSpec("signal", build("semaphore_signal"), "dm0", [60000]),
+                KernelSpec("wait", build("semaphore_wait"), "dm1"),
             ],
             semaphores=[0],
         )
@@ -79,8 +56,8 @@ def test_untraced_launch_records_no_transfers(build):
     report = Device(grid=(2, 1), profile=True).launch(
         Program(
             kernels=[
-                KernelSpec("signal", build(SIGNALLER, name="signal"), "dm0"),
-                KernelSpec("wait", build(WAITER, name="wait"), "dm1"),
+                KernelSpec("signal", build("semaphore_signal"), "dm0", [60000]),
+                KernelSpec("wait", build("semaphore_wait"), "dm1"),
             ],
             semaphores=[0],
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ttl.runtime import (
@@ -10,6 +12,7 @@ from ttl.runtime import (
     DFBConfig,
     KernelFaultError,
     KernelSpec,
+    LivelockError,
     Program,
     RunawayKernelError,
 )
@@ -316,3 +319,22 @@ def test_generated_cpp_lines_map_to_the_tt_lang_line():
     assert _origin_of(lines, 3) == "prog.py:7"
     assert _origin_of(lines, 6) == "prog.py:8"
     assert _origin_of(lines, 1) is None
+
+
+def test_kernels_spinning_without_progress_are_a_livelock_in_about_a_second(build):
+    spin = build("spin_on_semaphore")
+    program = Program(
+        kernels=[KernelSpec("a", spin, "dm0"), KernelSpec("b", spin, "dm1")], semaphores=[0]
+    )
+    start = time.perf_counter()
+    with pytest.raises(LivelockError) as info:
+        Device(livelock_budget=5_000_000).launch(program)
+    assert time.perf_counter() - start < 30
+    text = str(info.value)
+    assert text.startswith("livelock: the kernels executed ")
+    assert "without any progress" in text and "livelock_budget" in text
+    assert len(info.value.sites) == 2
+    assert "kernel 'a': running at " in text and "spin_on_semaphore.cc:8" in text
+    # Without the bound, the instruction budget is what stops them.
+    with pytest.raises(RunawayKernelError):
+        Device(livelock_budget=None, instruction_budget=2_000_000).launch(program)

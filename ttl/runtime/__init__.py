@@ -14,6 +14,7 @@ from ttl.runtime.errors import (
     KernelError,
     KernelFaultError,
     LaunchError,
+    LivelockError,
     RunawayKernelError,
 )
 from ttl.runtime.profile import Profile
@@ -34,6 +35,7 @@ __all__ = [
     "KernelFaultError",
     "KernelSpec",
     "LaunchError",
+    "LivelockError",
     "Profile",
     "Program",
     "RunReport",

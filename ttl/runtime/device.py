@@ -30,7 +30,10 @@ class Device:
     """An emulated device of ``target`` with a ``grid`` of (x, y) nodes.
 
     ``instruction_budget`` bounds each kernel's instructions (RunawayKernelError
-    past it). By default a hart runs until it blocks or finishes, and only a
+    past it). ``livelock_budget`` bounds the instructions all kernels together may
+    execute without progress (LivelockError past it; None: no bound), so kernels
+    spinning on a condition nothing will change are reported in about a second.
+    By default a hart runs until it blocks or finishes, and only a
     hart that runs for long without blocking is switched to counted quanta;
     ``quantum`` forces counted quanta of that many instructions on every run
     (deterministic preemption points, slower). A blocking stop is charged
@@ -54,6 +57,7 @@ class Device:
         grid=(1, 1),
         *,
         instruction_budget: int = 500_000_000,
+        livelock_budget: int | None = 50_000_000,
         quantum: int | None = None,
         yield_charge: int = 100,
         profile: bool = False,
@@ -71,6 +75,7 @@ class Device:
         if (quantum is not None and quantum < 1) or instruction_budget < 1:
             raise LaunchError("quantum and instruction_budget must be positive")
         self.instruction_budget = instruction_budget
+        self.livelock_budget = livelock_budget
         self.quantum = quantum
         self.yield_charge = yield_charge
         self.profile = profile
@@ -166,7 +171,7 @@ class Device:
         read0, written0 = self.noc.bytes_read, self.noc.bytes_written
         harts = self._make_harts(program)
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
-            rounds = run_harts(harts, self.quantum)
+            rounds = run_harts(harts, self.quantum, self.livelock_budget)
         pages = {cfg.page_size for cfg in program.dfbs}
         profiled = self.profile or self.trace
         self.last_report = RunReport(

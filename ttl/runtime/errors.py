@@ -56,6 +56,17 @@ class RunawayKernelError(KernelError):
     """A kernel exceeded its instruction budget."""
 
 
+class LivelockError(DeviceError):
+    """Kernels keep running but nothing they can observe changes (no progress).
+
+    ``sites`` holds one line per running kernel: where it is executing.
+    """
+
+    def __init__(self, message: str, sites: list[str]):
+        super().__init__(message)
+        self.sites = sites
+
+
 class DeadlockError(DeviceError):
     """Every unfinished kernel is blocked and no state can change.
 

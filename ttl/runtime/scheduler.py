@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ttl.runtime.errors import DeadlockError
+from ttl.runtime.errors import DeadlockError, LivelockError
 from ttl.runtime.hart import Hart, HartState
 from ttl.runtime.signposts import SignpostStats, Zone
 from ttl.runtime.timeline import DfbCount, NocTransfer
@@ -150,18 +150,23 @@ def signpost_table(kernels: list[KernelStats]) -> str:
     )
 
 
-def run_harts(harts: list[Hart], quantum: int | None) -> int:
+def run_harts(harts: list[Hart], quantum: int | None, livelock_budget: int | None = None) -> int:
     """Runs ``harts`` to completion; returns the number of scheduling rounds.
 
     Each round gives every runnable hart one quantum. A blocked hart is
     runnable once its wait can succeed. If no hart is runnable and some are
-    unfinished, nothing can change any more: raise DeadlockError.
+    unfinished, nothing can change any more: raise DeadlockError. If the harts
+    execute more than ``livelock_budget`` instructions in all without progress
+    (no block, finish, DFB or semaphore word, NOC transfer or tile command),
+    they are spinning on something that will not change: raise LivelockError.
     """
     rounds = 0
     blocked, done = HartState.BLOCKED, HartState.DONE
     live = [h for h in harts if h.state is not done]
+    watch = _ProgressWatch(harts, livelock_budget)
     while live:
         rounds += 1
+        watch.check()
         ran = False
         for hart in live:
             if hart.state is blocked:
@@ -186,6 +191,74 @@ def run_harts(harts: list[Hart], quantum: int | None) -> int:
         if live and not ran:
             raise _deadlock(harts)
     return rounds
+
+
+class _ProgressWatch:
+    """Counts the instructions the harts execute since anything observable changed.
+
+    Blocks, finishes, tile commands and NOC bytes are cheap to compare and change
+    in almost every round of a healthy run; the node register pages (DFB counters,
+    semaphores) are compared only in rounds where nothing else moved.
+    """
+
+    def __init__(self, harts: list[Hart], budget: int | None):
+        self.harts, self.budget = harts, budget
+        self.nodes = list({id(h.node): h.node for h in harts}.values())
+        self.events = self._events()
+        self.words: tuple[bytes, ...] | None = None
+        self.used = self._used()
+        self.idle = 0
+
+    def _events(self) -> tuple:
+        noc = self.harts[0].noc if self.harts else None
+        return (
+            tuple((h.state, sum(h.stalls.values()), h.cop.commands) for h in self.harts),
+            (noc.bytes_read, noc.bytes_written) if noc is not None else (),
+        )
+
+    def _words(self) -> tuple[bytes, ...]:
+        return tuple(n.regs.tobytes() for n in self.nodes)
+
+    def _used(self) -> int:
+        return sum(h.budget_used for h in self.harts)
+
+    def check(self) -> None:
+        if self.budget is None:
+            return
+        used, events = self._used(), self._events()
+        progressed = events != self.events
+        if not progressed:
+            words = self._words()
+            progressed = self.words is not None and words != self.words
+            self.words = words
+        else:
+            self.events, self.words = events, None
+        self.idle = 0 if progressed else self.idle + used - self.used
+        self.used = used
+        if self.idle > self.budget:
+            raise _livelock(self.harts, self.idle)
+
+
+def _livelock(harts: list[Hart], idle: int) -> LivelockError:
+    sites = []
+    for h in harts:
+        if h.state is HartState.DONE:
+            continue
+        x, y = h.node.coord
+        where = (
+            "blocked in " + h.describe_wait()
+            if h.state is HartState.BLOCKED
+            else "running at " + h.image.describe_location(h.pc)
+        )
+        sites.append(f"  node ({x},{y}) {h.slot} kernel '{h.kernel}': {where}{h.debug_context()}")
+    report = (
+        f"livelock: the kernels executed {idle} instructions without any progress (no "
+        "DFB page, semaphore, NOC transfer or tile operation changed)\n"
+        + "\n".join(sites)
+        + "\nA kernel is spinning on a condition no other kernel will change; pass a larger "
+        "livelock_budget to Device if it really computes that long without moving data."
+    )
+    return LivelockError(report, sites)
 
 
 def _deadlock(harts: list[Hart]) -> DeadlockError:

@@ -32,7 +32,7 @@ class Device:
     ``instruction_budget`` bounds each kernel's instructions (RunawayKernelError
     past it). ``livelock_budget`` bounds the instructions all kernels together may
     execute without progress (LivelockError past it; None: no bound), so kernels
-    spinning on a condition nothing will change are reported in about a second.
+    spinning on a condition nothing will change are reported in a few seconds.
     By default a hart runs until it blocks or finishes, and only a
     hart that runs for long without blocking is switched to counted quanta;
     ``quantum`` forces counted quanta of that many instructions on every run
@@ -57,7 +57,7 @@ class Device:
         grid=(1, 1),
         *,
         instruction_budget: int = 500_000_000,
-        livelock_budget: int | None = 50_000_000,
+        livelock_budget: int | None = 200_000_000,
         quantum: int | None = None,
         yield_charge: int = 100,
         profile: bool = False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ttl.runtime import Device, LaunchError
 from ttl.runtime.dram import DRAM_FIRST_ADDRESS, STRIPE, Dram, DramAccessError
 
 
@@ -72,3 +73,13 @@ def test_release_frees_everything_allocated_after_the_mark():
     dram.allocate(100, STRIPE)
     dram.release(mark)
     assert dram.allocate(12, STRIPE) == first + STRIPE
+
+
+def test_a_buffer_larger_than_the_device_dram_is_a_launch_error():
+    dram = Dram(12, bank_bytes=1 << 20)
+    dram.allocate(12 * 256, 2048)  # 512 KiB per bank
+    with pytest.raises(LaunchError, match=r"does not fit the device DRAM: 12 banks of 1 MiB"):
+        dram.allocate(12 * 512, 2048)
+    assert Device("wormhole_b0").dram.bank_bytes == 1 << 30  # 12 GiB in 12 banks
+    with pytest.raises(LaunchError, match="does not fit the device DRAM"):
+        Device("wormhole_b0").dram.allocate(1 << 20, 1 << 16)  # 64 GiB

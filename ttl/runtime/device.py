@@ -11,7 +11,7 @@ from ttl import targets as _targets
 from ttl.runtime import memmap
 from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.dfb import DFBConfig
-from ttl.runtime.dram import DRAM_BANKS, Dram
+from ttl.runtime.dram import DRAM_BANK_BYTES, DRAM_BANKS, Dram
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import LaunchError
 from ttl.runtime.hart import Hart
@@ -81,7 +81,7 @@ class Device:
         self.profile = profile
         self.trace = trace
         self.prints = prints
-        self.dram = Dram(DRAM_BANKS[target])
+        self.dram = Dram(DRAM_BANKS[target], DRAM_BANK_BYTES[target])
         self.nodes = {
             (x, y): Node(
                 (x, y), grid, self.target.l1_bytes, self.target.dfb_count, self.dram.num_banks

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ttl.runtime.errors import LaunchError
+
 # Address 0 is never handed out so that a zero tensor address is caught.
 DRAM_FIRST_ADDRESS = 0x1000
 STRIPE_SHIFT = 11
@@ -27,8 +29,10 @@ DRAM_ALIGNMENT = STRIPE
 
 INITIAL_BANK_BYTES = 16 << 20
 
-# DRAM banks per target (not in the shared slot table, ttl/targets.py).
+# DRAM banks per target (not in the shared slot table, ttl/targets.py), and the
+# bytes of each: Wormhole B0 12 GiB in 12 banks, Blackhole 32 GiB in 8.
 DRAM_BANKS = {"wormhole_b0": 12, "blackhole": 8}
+DRAM_BANK_BYTES = {"wormhole_b0": 1 << 30, "blackhole": 4 << 30}
 
 
 class DramAccessError(ValueError):
@@ -38,8 +42,9 @@ class DramAccessError(ValueError):
 class Dram:
     """The device's DRAM banks and a bump allocator for interleaved buffers."""
 
-    def __init__(self, num_banks: int):
+    def __init__(self, num_banks: int, bank_bytes: int = 1 << 30):
         self.num_banks = num_banks
+        self.bank_bytes = bank_bytes
         # np.zeros maps pages lazily: reserving ahead costs no memory until
         # written and saves copying the banks as tensors are allocated.
         self.host = np.zeros(num_banks * INITIAL_BANK_BYTES, dtype=np.uint8)
@@ -57,15 +62,29 @@ class Dram:
         per_bank = -(-num_pages // self.num_banks)
         base = self._next
         end = base + per_bank * page_size
-        self._next = -(-end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
-        need = self._next * self.num_banks  # host bytes of every bank up to _next
+        if end > self.bank_bytes:
+            raise LaunchError(
+                f"a buffer of {num_pages} pages of {page_size} B does not fit the device "
+                f"DRAM: {self.num_banks} banks of {self.bank_bytes >> 20} MiB, "
+                f"{(base - DRAM_FIRST_ADDRESS) * self.num_banks} B already in use; use "
+                "smaller tensors"
+            )
+        next_ = -(-end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
+        need = next_ * self.num_banks  # host bytes of every bank up to next_
         if self.host.size < need:
             # Grow geometrically; np.zeros is lazily zeroed, so spare capacity is cheap,
             # and only the allocated part needs copying.
             used = base * self.num_banks
-            grown = np.zeros(max(need, 2 * self.host.size), dtype=np.uint8)
+            try:
+                grown = np.zeros(max(need, 2 * self.host.size), dtype=np.uint8)
+            except MemoryError:
+                raise LaunchError(
+                    f"the host cannot hold the emulated DRAM for a buffer of {num_pages} "
+                    f"pages of {page_size} B ({need >> 20} MiB of host memory)"
+                ) from None
             grown[:used] = self.host[:used]
             self.host, self.host_view = grown, memoryview(grown)  # type: ignore[arg-type]
+        self._next = next_
         self.end = end
         return base
 

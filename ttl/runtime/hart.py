@@ -590,6 +590,12 @@ class Hart:
                 f"cb_pop_front({a}, {b}) pops more pages than are filled (wait for them "
                 f"first); {self.node.dfbs[a].describe()}"
             )
+        if kind == memmap.ERR_DIVISION_BY_ZERO:
+            dividend = a - (1 << 32) if a >= 1 << 31 else a
+            return (
+                f"integer division by zero ({dividend} // 0 or {dividend} % 0): the divisor "
+                "is a value of this kernel that was 0 here"
+            )
         if kind == memmap.ERR_SLICE_BOUNDS:
             offset = a - (1 << 32) if a >= 1 << 31 else a  # an int32 offset
             size, extent = b >> 16, b & 0xFFFF

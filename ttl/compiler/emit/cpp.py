@@ -409,6 +409,9 @@ class KernelEmitter:
     def op_FloorDivSIOp(self, op: arith.FloorDivSIOp) -> None:
         self.needs_floordiv = True
         r = op.results[0]
+        divisor = self.val(op.rhs)
+        if not divisor.lstrip("-").isdigit():  # a constant divisor was checked when folded
+            self.line(f"ttl_check_divisor({self.val(op.lhs)}, {divisor});")
         self.line(
             f"const int32_t {self.define(r)} = "
             f"ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});"

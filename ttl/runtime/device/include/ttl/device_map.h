@@ -128,6 +128,7 @@
 #define TTL_ERR_DFB_PUSH_OVERFLOW 6
 #define TTL_ERR_DFB_POP_UNDERFLOW 7
 #define TTL_ERR_SLICE_BOUNDS 8  // A: offset, B: size << 16 | extent, C: what (C string)
+#define TTL_ERR_DIVISION_BY_ZERO 9  // A: the dividend
 
 // NOC address: low 32 bits = address on the target. High 32 bits: for nodes
 // x0 | y0 << 8 | x1 << 16 | y1 << 24 (a unicast has x1 == x0, y1 == y0); for

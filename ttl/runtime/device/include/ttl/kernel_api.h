@@ -80,6 +80,10 @@ class TensorAccessor {
 // [0, extent) of a tensor dimension; `what` names the dimension ("dimension 1 of
 // tensor 'a'"). The compiler emits it for slice offsets it cannot check itself.
 void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, const char* what);
+// Stops the run if `divisor` is zero: the compiler emits it before a `//` or `%`
+// of kernel integers whose divisor is not a constant (RISC-V division by zero
+// does not trap: it would give -1 silently).
+void ttl_check_divisor(int32_t dividend, int32_t divisor);
 
 void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
                          uint32_t dst_local_l1_addr);

@@ -267,6 +267,10 @@ TTL_IMPL uint64_t accessor_noc_addr(uint32_t base, uint32_t page_size, uint32_t 
   return dram_noc_addr(base, page_size, page_id, offset);
 }
 
+TTL_IMPL void division_by_zero(int32_t dividend) {
+  fail(TTL_ERR_DIVISION_BY_ZERO, static_cast<uint32_t>(dividend), 0, TTL_CALL_SITE);
+}
+
 TTL_IMPL void slice_error(int32_t index, uint32_t size, uint32_t extent, const char* what) {
   mailbox()[TTL_MB_C] = reinterpret_cast<uint32_t>(what);
   fail(TTL_ERR_SLICE_BOUNDS, static_cast<uint32_t>(index), size << 16 | extent, TTL_CALL_SITE);
@@ -454,7 +458,14 @@ TTL_INLINE uint64_t TensorAccessor::get_noc_addr(uint32_t page_id, uint32_t offs
   return r;
 }
 
-// Inline: the in-range case costs one compare; only a failure calls out.
+// Inline: the checks cost one compare; only a failure calls out.
+TTL_INLINE void ttl_check_divisor(int32_t dividend, int32_t divisor) {
+  if (divisor == 0) {
+    ttl_impl::division_by_zero(dividend);
+    TTL_NO_TAIL();
+  }
+}
+
 TTL_INLINE void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, const char* what) {
   if (static_cast<uint32_t>(index) > extent - size) {
     ttl_impl::slice_error(index, size, extent, what);

@@ -1,4 +1,4 @@
-"""Tile slices the compiler cannot check are checked when they run.
+"""What the compiler cannot check is checked when it runs: tile slices and divisors.
 
 A slice offset built from loop variables is checked by ``ttl_check_slice`` in
 the generated C++ before the copy: out of bounds stops the run with the
@@ -84,3 +84,37 @@ def test_in_bounds_runtime_slices_run(tmp_path):
     jit.run_operation(op, a, y)
     np.testing.assert_array_equal(y[0:32, 0:32], a[0:32, 32:64])
     np.testing.assert_array_equal(y[32:64, 0:32], a[32:64, 0:32])
+
+
+DIVISION = """\
+import ttl
+
+
+@ttl.operation(grid=(1, 1))
+def op(a):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+
+    @ttl.datamovement()
+    def read():
+        z = ttl.node(dims=1)
+        q = 4 // z
+        with a_dfb.reserve() as blk:
+            ttl.copy(a[0, q - 4], blk).wait()
+
+    @ttl.compute()
+    def compute():
+        with a_dfb.wait() as blk:
+            pass
+"""
+
+
+def test_integer_division_by_zero_stops_the_run(tmp_path):
+    path = tmp_path / "division.py"
+    path.write_text(DIVISION)
+    op = load_operation(str(path), "op")
+    assert "ttl_check_divisor(4, " in op.compile({"a": "bf16[32,160]"}).sources["read.cpp"]
+    with pytest.raises(KernelFaultError) as info:
+        jit.run_operation(op, np.zeros((32, 160), ml_dtypes.bfloat16))
+    text = str(info.value)
+    assert "at division.py:11 (kernels/read.cpp:" in text
+    assert "integer division by zero (4 // 0 or 4 % 0)" in text

@@ -118,12 +118,7 @@ class Operation:
         decorator's, field by field. Returns a
         :class:`ttl.compiler.driver.CompileResult`.
         """
-        try:
-            overrides = CompilerOptions.coerce(options, "compile(options=...)")
-        except OptionsError as e:
-            raise TTLCompileError(
-                str(e), caller_loc(2), "run with --ttl-help for the list"
-            ) from None
+        overrides = _options(options, "compile(options=...)", caller_loc(2))
         return _backend(self, "compile").compile(
             self,
             dict(specs or {}),
@@ -138,6 +133,14 @@ class Operation:
 
     def __repr__(self) -> str:
         return f"<ttl.Operation {self.name} grid={self.grid!r}>"
+
+
+def _options(value: Any, what: str, loc: SourceLoc) -> CompilerOptions:
+    """``value`` (flags or CompilerOptions) parsed; a bad one is an error at ``loc``."""
+    try:
+        return CompilerOptions.coerce(value, what)
+    except OptionsError as e:
+        raise TTLCompileError(str(e), loc, "run with --ttl-help for the list") from None
 
 
 _KEYWORDS = ("grid", "fp32_dest_acc_en", "dst_full_sync_en", "options")
@@ -179,10 +182,7 @@ def operation(
                 loc,
                 f"write {name}=True or leave it out for the default",
             )
-    try:
-        parsed = CompilerOptions.coerce(options, "ttl.operation(options=...)")
-    except OptionsError as e:
-        raise TTLCompileError(str(e), loc, "run the program with --ttl-help for the list") from None
+    parsed = _options(options, "ttl.operation(options=...)", loc)
 
     def wrap(fn: Callable[..., Any]) -> Operation:
         if not inspect.isfunction(fn):

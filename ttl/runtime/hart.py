@@ -591,13 +591,13 @@ class Hart:
                 f"first); {self.node.dfbs[a].describe()}"
             )
         if kind == memmap.ERR_DIVISION_BY_ZERO:
-            dividend = a - (1 << 32) if a >= 1 << 31 else a
+            dividend = _int32(a)
             return (
                 f"integer division by zero ({dividend} // 0 or {dividend} % 0): the divisor "
                 "is a value of this kernel that was 0 here"
             )
         if kind == memmap.ERR_SLICE_BOUNDS:
-            offset = a - (1 << 32) if a >= 1 << 31 else a  # an int32 offset
+            offset = _int32(a)
             size, extent = b >> 16, b & 0xFFFF
             span = f"[{offset}]" if size == 1 else f"[{offset}:{offset + size}]"
             return (
@@ -653,3 +653,8 @@ def _by_wait(counts: dict[tuple[int, int, int], int]) -> dict[str, int]:
 def _put_words(a32: np.ndarray, offset: int, values: list[int]) -> None:
     start = offset // 4
     a32[start : start + len(values)] = np.asarray(values, dtype=np.int64) & 0xFFFFFFFF
+
+
+def _int32(word: int) -> int:
+    """A mailbox word read back as the int32 the kernel stored."""
+    return word - (1 << 32) if word >= 1 << 31 else word

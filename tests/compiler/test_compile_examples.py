@@ -62,8 +62,8 @@ logical_kernel = "eltwise_single_tile.read", slot = "dm0"}
         CHECK: scf.for %r = {{.*}} to {{.*}} step
         CHECK: scf.for %col =
         CHECK: %[[B:.*]] = ttl.reserve %a_dfb
-        CHECK: %[[SL:.*]] = ttl.slice %a[%r, %col] : !ttl.tensor<64x128xbf16> \
--> !ttl.slice<1x1xbf16>
+        CHECK: %[[SL:.*]] = ttl.slice %a[%r, %col] {in_bounds = array<i64: 0, 1>} \
+: !ttl.tensor<64x128xbf16> -> !ttl.slice<1x1xbf16>
         CHECK: %[[TX:.*]] = ttl.copy %[[SL]], %[[B]]
         CHECK: ttl.transfer_wait %[[TX]]
         CHECK: ttl.kernel @write attributes {{.*}}slot = "dm1"}

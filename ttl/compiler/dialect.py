@@ -273,6 +273,12 @@ class TensorType(_ShapedType):
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
 
+    @property
+    def tile_dims(self) -> tuple[int, ...]:
+        """The shape in tiles: the two innermost dimensions in 32x32 tiles."""
+        dims = self.dims
+        return (*dims[:-2], -(-dims[-2] // 32), -(-dims[-1] // 32))
+
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
 class DFBType(_ShapedType):
@@ -778,13 +784,18 @@ class PopOp(_ReleaseOp):
 
 @irdl_op_definition
 class SliceOp(IRDLOperation):
-    """A tile-unit view ``tensor[offsets : offsets + sizes]``."""
+    """A tile-unit view ``tensor[offsets : offsets + sizes]``.
+
+    ``in_bounds`` lists the dimensions whose offset ``ttl-prove-slice-bounds``
+    proved inside the tensor; the others are checked when the copy runs.
+    """
 
     name = "ttl.slice"
 
     tensor = operand_def(TensorType)
     offsets = var_operand_def(EqAttrConstraint(i32))
     result = result_def(SliceType)
+    in_bounds = opt_prop_def(DenseArrayBase)
 
     traits = traits_def(Pure())
 
@@ -805,6 +816,15 @@ class SliceOp(IRDLOperation):
             raise VerifyException("a slice needs one offset and one size per tensor dimension")
         if s.element_type != t.element_type:
             raise VerifyException("slice dtype must match the tensor's")
+        if self.in_bounds is not None:
+            proven = self.in_bounds.get_values()
+            if any(not 0 <= dim < len(t.dims) for dim in proven):
+                raise VerifyException("in_bounds names a dimension the tensor does not have")
+
+    @property
+    def proven_dims(self) -> frozenset[int]:
+        """The dimensions whose offsets are proven in range (``in_bounds``)."""
+        return frozenset(self.in_bounds.get_values() if self.in_bounds is not None else ())
 
 
 @irdl_op_definition

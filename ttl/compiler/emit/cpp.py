@@ -536,7 +536,8 @@ class KernelEmitter:
         assert isinstance(tensor, d.GetTensorOp)
         tname = tensor.ref.root_reference.data
         # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
-        tiles = _tile_shape(sl.tensor.type.dims)  # type: ignore[attr-defined]
+        tiles = sl.tensor.type.tile_dims  # type: ignore[attr-defined]
+        proven = sl.proven_dims
         sizes = sl.result.type.dims
         page = 4096 if sl.result.type.dtype == "f32" else 2048
         strides, acc = [], 1
@@ -553,7 +554,7 @@ class KernelEmitter:
         page_terms, local_terms = [], []
         for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
             coord = self.val(off)
-            if not coord.isdigit():  # constants were checked by the frontend
+            if not coord.isdigit() and dim not in proven:  # the frontend checked constants
                 what = f"dimension {dim} of tensor '{tname}'"
                 self.line(f'ttl_check_slice({coord}, {size}, {tiles[dim]}, "{what}");')
             if size > 1:
@@ -678,10 +679,6 @@ def _statement_text(lines: list[str], n: int, max_lines: int = 12) -> str:
             break
     joined = " ".join(p for p in parts if p)
     return re.sub(r"([(\[{]) ", r"\1", re.sub(r",? ([)\]}])", r"\1", joined))
-
-
-def _tile_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
-    return (*shape[:-2], shape[-2] // 32, shape[-1] // 32)
 
 
 def emit_kernels(

@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
     "ttl-check-conditions,ttl-assign-slots,ttl-check-dfb-protocol,"
-    "ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce"
+    "ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce,ttl-prove-slice-bounds"
 )
 """The driver's pipeline, in ``ttl-opt -p`` syntax."""
 
@@ -53,6 +53,12 @@ def _ttl_dce() -> type[ModulePass]:
     return TTLDeadCodeEliminationPass
 
 
+def _slice_bounds() -> type[ModulePass]:
+    from ttl.compiler.passes.slice_bounds import ProveSliceBoundsPass
+
+    return ProveSliceBoundsPass
+
+
 def _dce() -> type[ModulePass]:
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
@@ -77,6 +83,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ttl-compute-lifetimes": _lifetimes,
         "ttl-allocate-dfbs": _allocate,
         "ttl-dce": _ttl_dce,
+        "ttl-prove-slice-bounds": _slice_bounds,
         "dce": _dce,
         "cse": _cse,
     }

@@ -324,6 +324,12 @@ def _flatten(sizes: tuple[int, ...], dims: int, pad: int) -> tuple[int, ...]:
 def grid_size(dims: int = 2) -> Any:
     """Size of the grid: an int for dims=1, else a tuple (x first)."""
     ctx = active_context("ttl.grid_size()")
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        raise TTLCompileError(
+            f"ttl.grid_size(dims={dims!r}): dims must be an integer of at least 1",
+            caller_loc(2),
+            "write dims=1 (flattened) or dims=2 (x, y)",
+        )
     sizes = _flatten(ctx.grid, dims, 1)
     return sizes[0] if dims == 1 else sizes
 

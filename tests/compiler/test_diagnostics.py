@@ -536,3 +536,15 @@ def test_a_while_loop_on_nothing_the_body_changes_never_ends(compile_error, test
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
     assert err.message == "this while loop never ends: its condition is always true"
+
+
+def test_grid_size_needs_at_least_one_dimension(compile_error):
+    # ttl.grid_size(dims=0) returned the 2-D sizes (found by tests/campaign).
+    src = kernel("x = ttl.grid_size(dims=0)  # ERROR", DM)
+    err = compile_error(src, "op", SPECS)
+    assert err.message == "dims must be at least 1"
+    src = COMPUTE.replace(
+        "    a_dfb = ttl", "    n = ttl.grid_size(dims=0)  # ERROR\n    a_dfb = ttl"
+    ).format(body="        pass")
+    err = compile_error(src, "op", SPECS)
+    assert err.message == "ttl.grid_size(dims=0): dims must be an integer of at least 1"

@@ -194,6 +194,61 @@ def test_static_loop_counts_must_match(compile_error):
     )
 
 
+def test_tiles_nobody_pops_are_rejected(compile_error):
+    # The writer lost its decorator: y_dfb is pushed and never popped (found by the
+    # bad-input campaign, tests/campaign, where it ran without writing y). Operations
+    # with kernels of one kind only are compile-only fragments and stay unchecked.
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+        y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def read():
+            with a_dfb.reserve() as blk:
+                ttl.copy(a[0, 0], blk).wait()
+
+        @ttl.compute()
+        def compute():
+            with a_dfb.wait() as blk, y_dfb.reserve() as out:
+                out.store(blk + blk)
+
+        def write():
+            with y_dfb.wait() as blk:
+                ttl.copy(blk, y[0, 0]).wait()
+    """
+    err = compile_error(src, "op", SPECS)
+    assert err.message == "DFB 'y_dfb' is pushed by kernel 'op.compute' but no kernel pops it"
+    assert "missing its @ttl.compute() or @ttl.datamovement() decorator" in err.hint
+
+
+def test_an_unknown_trip_count_names_its_line(compile_source):
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(2, 1))
+    def op(a, y):
+        a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+        @ttl.datamovement()
+        def read():
+            for i in range(ttl.node(dims=1)):
+                with a_dfb.reserve() as blk:
+                    ttl.copy(a[0, 0], blk).wait()
+
+        @ttl.datamovement()
+        def write():
+            for i in range(ttl.node(dims=1)):
+                with a_dfb.wait() as blk:
+                    ttl.copy(blk, y[0, 0]).wait()
+    """
+    ir = compile_source(src, "op", SPECS).ir
+    assert re.search(r"a loop with a runtime trip count \(line \d+\) in kernel 'op.read'", ir), ir
+
+
 def _unified_conditional(writer_test: str) -> str:
     src = (REPO / "examples" / "extern" / "spec_examples.py").read_text()
     assert "            if writer_active:\n" in src

@@ -8,12 +8,10 @@ builtin.module {
     ttl.dfb @plain {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x2xbf16>}
     ttl.dfb @cond {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
     ttl.dfb @loop {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
-    ttl.dfb @one_side {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
     ttl.kernel @read attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "p.read"} {
       %plain = ttl.get_dfb @plain : !ttl.dfb<1x2xbf16>
       %cond = ttl.get_dfb @cond : !ttl.dfb<1x1xbf16>
       %loop = ttl.get_dfb @loop : !ttl.dfb<1x1xbf16>
-      %one_side = ttl.get_dfb @one_side : !ttl.dfb<1x1xbf16>
       %c0 = arith.constant 0 : i32
       %c1 = arith.constant 1 : i32
       %c2 = arith.constant 2 : i32
@@ -35,8 +33,6 @@ builtin.module {
         %b = ttl.reserve %loop : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
         ttl.push %b : !ttl.block<1x1xbf16>
       }
-      %b = ttl.reserve %one_side : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
-      ttl.push %b : !ttl.block<1x1xbf16>
     }
     ttl.kernel @write attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "p.write"} {
       %plain = ttl.get_dfb @plain : !ttl.dfb<1x2xbf16>
@@ -70,5 +66,4 @@ builtin.module {
 // CHECK: ttl.dfb @plain {{{.*}}, protocol = #ttl.protocol<balanced [4]>}
 // CHECK: ttl.dfb @cond {{{.*}}, protocol = #ttl.protocol<balanced [0, 4]>}
 // CHECK: ttl.dfb @loop {{{.*}}, protocol = #ttl.protocol<unknown "a loop with a runtime trip count in kernel 'p.read'">}
-// CHECK: ttl.dfb @one_side {{{.*}}, protocol = #ttl.protocol<unknown "only one side (producer or consumer) is visible">}
 // CHECK: ttl.kernel @read

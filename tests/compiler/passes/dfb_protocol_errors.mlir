@@ -55,3 +55,48 @@ builtin.module {
 
 // CHECK:      error: DFB 'buf' is unbalanced when dispatch condition #0 (evaluated by 'enabled' in 'g.read') is false: kernel 'g.read' pushes 0 tiles but kernel 'g.write' pops 1 tile
 // CHECK-NEXT:   at: ttl.dfb @buf (pass ttl-check-dfb-protocol)
+
+// -----
+
+// Tiles pushed that no kernel pops: a kernel is missing (or lost its decorator).
+// Checked in operations with kernels of both kinds (fewer: a compile-only fragment).
+builtin.module {
+  ttl.operation @o attributes {grid = array<i64: 1, 1>, target = "wormhole_b0", identity = "t"} {
+    ttl.tensor @a {index = 0 : i64, tensor_type = !ttl.tensor<32x128xbf16>}
+    ttl.dfb @one_side {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
+    ttl.kernel @read attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "o.read"} {
+      %one_side = ttl.get_dfb @one_side : !ttl.dfb<1x1xbf16>
+      %b = ttl.reserve %one_side : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+      ttl.push %b : !ttl.block<1x1xbf16>
+    }
+    ttl.kernel @compute attributes {kind = #ttl<kernel_kind compute>, logical_kernel = "o.compute"} {
+      %unused = arith.constant 0 : i32
+    }
+  }
+}
+
+// CHECK:      error: DFB 'one_side' is pushed by kernel 'o.read' but no kernel pops it
+// CHECK-NEXT:   at: ttl.dfb @one_side (pass ttl-check-dfb-protocol)
+// CHECK-NEXT: hint: wait on it in the kernel that consumes it (is that kernel missing its
+
+// -----
+
+// Tiles popped that no kernel pushes.
+builtin.module {
+  ttl.operation @o attributes {grid = array<i64: 1, 1>, target = "wormhole_b0", identity = "t"} {
+    ttl.tensor @a {index = 0 : i64, tensor_type = !ttl.tensor<32x128xbf16>}
+    ttl.dfb @no_producer {tensor = @a, block_count = 2 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>}
+    ttl.kernel @write attributes {kind = #ttl<kernel_kind data_movement>, logical_kernel = "o.write"} {
+      %d = ttl.get_dfb @no_producer : !ttl.dfb<1x1xbf16>
+      %b = ttl.wait %d : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+      ttl.pop %b : !ttl.block<1x1xbf16>
+    }
+    ttl.kernel @compute attributes {kind = #ttl<kernel_kind compute>, logical_kernel = "o.compute"} {
+      %unused = arith.constant 0 : i32
+    }
+  }
+}
+
+// CHECK:      error: DFB 'no_producer' is popped by kernel 'o.write' but no kernel pushes it
+// CHECK-NEXT:   at: ttl.dfb @no_producer (pass ttl-check-dfb-protocol)
+// CHECK-NEXT: hint: reserve and push it in the kernel that produces it

@@ -184,6 +184,7 @@ class KernelCounter:
             n = _trip_count(op)
             if n is None:
                 line = getattr(op.location, "line", None)
+                line = getattr(line, "data", line)  # FileLineColLoc holds an IntAttr
                 where = f" (line {line})" if line else ""
                 return self._unknown(body, f"a loop with a runtime trip count{where}")
             return {k: _times(v, n) for k, v in body.items()}
@@ -276,6 +277,7 @@ def check_protocol(
         return set(sides.get(name, {})) == {"push", "pop"}
 
     evaluations = _evaluations(op)
+    complete = {k.is_compute for k in kernels} == {True, False}
     for env in assignments(declared_conditions(op)):
         per_kernel = [(k, KernelCounter(k, env, reasons).block(k.body.block)) for k in kernels]
         for name in dfbs:
@@ -291,7 +293,11 @@ def check_protocol(
                 continue
             produced = {p for p, _ in pushed}
             consumed = {c for _, c in pushed}
-            if not two_sided(name):  # a compile-only fragment, or the other side is external
+            if not two_sided(name):
+                # Tiles pushed that nobody pops, or the reverse, in an operation with
+                # kernels of both kinds (fewer: a compile-only fragment).
+                if complete and produced | consumed != {0}:
+                    _one_sided(name, sides.get(name, {}), decls[name], pass_name)
                 undecided.setdefault(name, "only one side (producer or consumer) is visible")
                 continue
             if not produced & consumed:
@@ -326,6 +332,23 @@ class CheckDFBProtocolPass(ModulePass):
             for f in operation.body.ops:
                 if isinstance(f, d.DFBOp):
                     f.protocol = facts[f.sym_name.data].to_attr()
+
+
+def _one_sided(
+    name: str, sides: Mapping[str, list[str]], decl: d.DFBOp, pass_name: str
+) -> NoReturn:
+    if "push" in sides:
+        what = f"is pushed by kernel '{sides['push'][0]}' but no kernel pops it"
+        fix = "wait on it in the kernel that consumes it"
+    else:
+        what = f"is popped by kernel '{sides['pop'][0]}' but no kernel pushes it"
+        fix = "reserve and push it in the kernel that produces it"
+    raise TTLPassError(
+        pass_name,
+        decl,
+        f"DFB '{name}' {what}",
+        f"{fix} (is that kernel missing its @ttl.compute() or @ttl.datamovement() decorator?)",
+    )
 
 
 def _unbalanced(

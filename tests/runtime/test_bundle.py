@@ -9,6 +9,7 @@ import shutil
 import ml_dtypes
 import numpy as np
 import pytest
+from dst_model import fma_in_dst
 from rt_bundle import compile_operation, make_bundle
 
 from ttl.runtime import BundleError, Device, LaunchError, load_bundle, run
@@ -35,13 +36,6 @@ def eltwise_bundle(tmp_path_factory):
     return make_bundle(tmp / "ttlc", manifest, tmp / "bundle")
 
 
-def _fma(a, b, c):
-    """``a * b + c`` in 16-bit DST (the default for bf16 tensors): the product rounds to
-    bf16 in DST, then the sum."""
-    f32 = np.float32
-    return ((a.astype(f32) * b.astype(f32)).astype(BF16).astype(f32) + c.astype(f32)).astype(BF16)
-
-
 def _inputs(seed=0):
     rng = np.random.default_rng(seed)
     return [rng.standard_normal(SHAPE).astype(np.float32).astype(BF16) for _ in range(3)]
@@ -54,7 +48,7 @@ def test_run_compiled_eltwise_bundle(eltwise_bundle):
     y = np.zeros(SHAPE, BF16)
     dev = Device(bundle.target, bundle.grid)
     out = run(bundle, a, b, c, y, device=dev)
-    want = _fma(a, b, c)
+    want = fma_in_dst(a, b, c)
     np.testing.assert_array_equal(y.view(np.uint16), want.view(np.uint16))  # written in place
     assert out[3] is y and out[0] is a
     np.testing.assert_array_equal(a, _inputs()[0])  # inputs unchanged
@@ -154,7 +148,7 @@ def test_run_with_torch_tensors_updates_output_in_place(eltwise_bundle):
     out = run(eltwise_bundle, a, b, c, y)
     assert out[3] is y
     want = torch.from_numpy(
-        _fma(*(x.float().numpy().astype(BF16) for x in (a, b, c))).astype(np.float32)
+        fma_in_dst(*(x.float().numpy().astype(BF16) for x in (a, b, c))).astype(np.float32)
     )
     assert torch.equal(y.float(), want)
 
@@ -164,7 +158,7 @@ def test_output_that_is_not_contiguous_is_still_updated(eltwise_bundle):
     a, b, c = _inputs(2)
     y = np.zeros(SHAPE, BF16, order="F")
     out = run(eltwise_bundle, a, b, c, y)
-    want = _fma(a, b, c)
+    want = fma_in_dst(a, b, c)
     assert out[3] is y
     np.testing.assert_array_equal(y.view(np.uint16), want.view(np.uint16))
 
@@ -231,4 +225,4 @@ def test_rejects_a_read_only_output(eltwise_bundle):
     a.flags.writeable = False  # inputs may be read-only
     y.flags.writeable = True
     run(eltwise_bundle, a, b, c, y)
-    np.testing.assert_array_equal(y, _fma(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))

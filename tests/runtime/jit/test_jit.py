@@ -15,6 +15,7 @@ import textwrap
 import ml_dtypes
 import numpy as np
 import pytest
+from dst_model import fma_in_dst
 from jit_support import EXAMPLE_OP, GUARDED_STATIC, ROOT
 
 from ttl.errors import TTLCompileError
@@ -28,14 +29,6 @@ def _inputs(shape, dtype=BF16, seed=0):
     rng = np.random.default_rng(seed)
     a, b, c = (rng.uniform(-1, 1, shape).astype(dtype) for _ in range(3))
     return a, b, c, np.zeros(shape, dtype)
-
-
-def _expected(a, b, c):
-    """``a * b + c`` as the emulator computes it: the product rounds to the DST format
-    (bf16 in the 16-bit DST that bf16 tensors get by default), the sum to the output's."""
-    f32 = np.float32
-    product = (a.astype(f32) * b.astype(f32)).astype(a.dtype).astype(f32)
-    return (product + c.astype(f32)).astype(a.dtype)
 
 
 def _count_compiles(monkeypatch) -> list:
@@ -54,11 +47,11 @@ def test_first_call_compiles_and_second_call_reuses(add_mul, monkeypatch, fresh_
     compiles = _count_compiles(monkeypatch)
     a, b, c, y = _inputs((64, 96))
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))  # bit-exact in 16-bit DST
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))  # bit-exact in 16-bit DST
 
     a2, b2, c2, y2 = _inputs((64, 96), seed=1)
     add_mul(a2, b2, c2, y2)
-    np.testing.assert_array_equal(y2, _expected(a2, b2, c2))
+    np.testing.assert_array_equal(y2, fma_in_dst(a2, b2, c2))
     assert compiles == ["eltwise_add_mul"]
     assert (cache.STATS.misses, len(cache.STATS.compiled)) == (1, 1)
     assert [c.cache for c in jit.profile().calls] == ["compiled", "memory"]
@@ -123,7 +116,7 @@ def test_other_specs_compile_separately(add_mul, monkeypatch):
     for shape, dtype in (((32, 32), BF16), ((64, 32), BF16), ((32, 32), np.float32)):
         a, b, c, y = _inputs(shape, dtype)
         add_mul(a, b, c, y)
-        np.testing.assert_array_equal(y, _expected(a, b, c))
+        np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     assert len(compiles) == 3 and len(set(cache.STATS.compiled)) == 3
 
 
@@ -131,7 +124,7 @@ def test_target_and_grid_override(add_mul):
     a, b, c, y = _inputs((64, 64))
     jit.configure(target="blackhole", grid="2x1")
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     call = jit.profile().calls[-1]
     assert (call.target, call.grid) == ("blackhole", (2, 1))
     assert sorted({k.node for k in call.kernels}) == [(0, 0), (1, 0)]
@@ -145,7 +138,7 @@ def test_damaged_cache_entry_is_rebuilt(add_mul, monkeypatch, fresh_jit):
     monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
     y[...] = 0
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     assert cache.STATS.misses == 2
 
 
@@ -175,7 +168,7 @@ def test_every_damaged_entry_heals(add_mul, monkeypatch, fresh_jit, capsys, dama
         monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
         y[...] = 0
         add_mul(a, b, c, y)
-        np.testing.assert_array_equal(y, _expected(a, b, c))
+        np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     assert (cache.STATS.misses, cache.STATS.hits) == (2, 1)
     err = capsys.readouterr().err
     assert err.count("ttl: discarding the damaged cache entry") == 1 and notice in err
@@ -212,7 +205,7 @@ def test_unusable_cache_falls_back_with_a_warning(add_mul, monkeypatch, tmp_path
     monkeypatch.setattr(cache, "_FALLBACKS", {})
     a, b, c, y = _inputs((32, 32))
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     err = capsys.readouterr().err
     assert f"the JIT cache at {blocker}/bundles is unusable" in err
     assert "set TTL_CACHE_DIR to a writable directory" in err
@@ -347,19 +340,19 @@ def test_compiler_options_from_env_argv_and_call(add_mul, monkeypatch, fresh_jit
     a, b, c, y = _inputs((64, 64))
     monkeypatch.setenv("TTLANG_COMPILER_OPTIONS", "--no-ttl-fpu-binary-ops")
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     (sfpu,) = _compiled_cpp(fresh_jit)
     assert "mul_binary_tile(" in sfpu and "mul_tiles(" not in sfpu
 
     monkeypatch.setattr(sys, "argv", ["prog.py", "--ttl-fpu-binary-ops"])  # argv beats env
     y[:] = 0
     add_mul(a, b, c, y)
-    np.testing.assert_array_equal(y, _expected(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     assert sum("mul_tiles(" in cpp for cpp in _compiled_cpp(fresh_jit)) == 1
 
     y[:] = 0
     add_mul(a, b, c, y, options="--no-ttl-fpu-binary-ops")  # the call beats argv: cached
-    np.testing.assert_array_equal(y, _expected(a, b, c))
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
     assert [c.cache for c in jit.profile().calls] == ["compiled", "compiled", "memory"]
 
 

@@ -59,7 +59,7 @@ class Settings:
 SETTINGS = Settings()
 _PROFILE = Profile()
 _BUNDLES: dict[str, Bundle] = {}  # cache key -> loaded bundle (this process)
-_DEVICES: dict[tuple[str, tuple[int, int], int], Device] = {}  # reused: machines are costly
+_DEVICES: dict[tuple[str, tuple[int, int]], Device] = {}  # reused: machines are costly
 
 
 def configure(
@@ -210,7 +210,9 @@ def _run_on_device(
     bundle, source, compile_seconds = _bundle(
         op, key, bound, target, grid_request, include_dirs, overrides
     )
-    dev = device or _device(bundle, index or 0)
+    # The devices of a mesh run one after another on one emulated machine: each launch
+    # loads its shard and reads its outputs back, so nothing carries over between them.
+    dev = device or _device(bundle)
     with Progress(
         f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
     ):
@@ -303,9 +305,8 @@ def _bundle(
     return bundle, "compiled", time.perf_counter() - start
 
 
-def _device(bundle: Bundle, index: int = 0) -> Device:
-    """The shared emulated device ``index`` (of a mesh) for the bundle's target and grid."""
-    key = (bundle.target, bundle.grid, index)
+def _device(bundle: Bundle) -> Device:
+    key = (bundle.target, bundle.grid)
     if key not in _DEVICES:
         _DEVICES[key] = Device(bundle.target, bundle.grid)
     _DEVICES[key].profile = SETTINGS.profile

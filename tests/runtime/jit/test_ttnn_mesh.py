@@ -14,6 +14,12 @@ from ttl.host.ttnn.errors import TtnnError
 HERE = __file__
 
 
+@pytest.fixture(autouse=True)
+def _default_device_count(monkeypatch):
+    """The documented default (4 devices) whatever the caller's $TTL_NUM_DEVICES."""
+    monkeypatch.delenv("TTL_NUM_DEVICES", raising=False)
+
+
 def _located(info: pytest.ExceptionInfo, *fragments: str) -> None:
     err = info.value
     text = err.render()
@@ -24,7 +30,6 @@ def _located(info: pytest.ExceptionInfo, *fragments: str) -> None:
 
 
 def test_available_devices_default_and_environment(monkeypatch):
-    monkeypatch.delenv("TTL_NUM_DEVICES", raising=False)
     assert ttnn.GetNumAvailableDevices() == 4  # tt-lang-sim 1.1.6's default
     monkeypatch.setenv("TTL_NUM_DEVICES", "8")
     assert ttnn.GetNumAvailableDevices() == 8

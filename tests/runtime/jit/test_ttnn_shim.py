@@ -236,3 +236,10 @@ def test_tensors_on_two_devices_do_not_mix():
     with pytest.raises(TtnnError) as info:
         ttnn.add(ttnn.zeros((32, 32), device=one), ttnn.zeros((32, 32), device=two))
     _located(info, "ttnn.add was given tensors on different devices")
+
+
+def test_memory_configs_in_ttnn_argument_order():
+    l1 = ttnn.MemoryConfig(ttnn.TensorMemoryLayout.INTERLEAVED, ttnn.BufferType.L1)
+    assert l1 == ttnn.L1_MEMORY_CONFIG and ttnn.MemoryConfig() == ttnn.DRAM_MEMORY_CONFIG
+    t = ttnn.zeros((32, 32), memory_config=l1)
+    assert t.memory_config().buffer_type is ttnn.BufferType.L1

@@ -44,18 +44,22 @@ class TensorMemoryLayout(enum.Enum):
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    """Where a tensor lives; the emulator keeps every tensor in interleaved DRAM."""
+    """ttnn.MemoryConfig(memory_layout, buffer_type): where a tensor lives.
 
-    buffer_type: str = "DRAM"
+    Only interleaved layouts exist here; an L1 tensor is accepted and, as every
+    tensor, read by operations from the emulated DRAM.
+    """
+
     memory_layout: TensorMemoryLayout = TensorMemoryLayout.INTERLEAVED
+    buffer_type: BufferType = BufferType.DRAM
 
 
 bfloat16 = DataType.BFLOAT16
 float32 = DataType.FLOAT32
 TILE_LAYOUT = Layout.TILE
 ROW_MAJOR_LAYOUT = Layout.ROW_MAJOR
-DRAM_MEMORY_CONFIG = MemoryConfig("DRAM")
-L1_MEMORY_CONFIG = MemoryConfig("L1")  # accepted; operations still read tensors from DRAM
+DRAM_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.DRAM)
+L1_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.L1)
 
 
 def dtype_of(value: object) -> DataType | None:

@@ -31,7 +31,6 @@ from ttl.host.ttnn.convert import (
     reshape,
     to_device,
     to_layout,
-    to_torch,
     typecast,
     zeros,
     zeros_like,
@@ -73,7 +72,7 @@ from ttl.host.ttnn.ops import (
     subtract,
     tanh,
 )
-from ttl.host.ttnn.tensor import Shape, Tensor
+from ttl.host.ttnn.tensor import Shape, Tensor, to_torch
 from ttl.host.ttnn.types import (
     DRAM_MEMORY_CONFIG,
     L1_MEMORY_CONFIG,

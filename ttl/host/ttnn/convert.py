@@ -10,13 +10,12 @@ import ml_dtypes
 import numpy as np
 
 from ttl.host.ttnn.device import (
-    ConcatMeshToTensor,
     MeshDevice,
     ReplicateTensorToMesh,
     ShardTensorToMesh,
 )
-from ttl.host.ttnn.errors import ttnn_error
-from ttl.host.ttnn.tensor import Tensor
+from ttl.host.ttnn.errors import reject_options, ttnn_error
+from ttl.host.ttnn.tensor import Tensor, torch_module
 from ttl.host.ttnn.types import (
     ROW_MAJOR_LAYOUT,
     TILE_LAYOUT,
@@ -26,17 +25,6 @@ from ttl.host.ttnn.types import (
     bfloat16,
     dtype_of,
 )
-
-
-def _torch():
-    try:
-        import torch
-    except ImportError:
-        raise ImportError(
-            "ttnn.from_torch/to_torch need torch, which is not installed: install it "
-            "(pip install torch), or pass NumPy arrays to the TT-Lang operation directly"
-        ) from None
-    return torch
 
 
 def _check_dtype(dtype: Any, function: str) -> DataType:
@@ -106,13 +94,13 @@ def from_torch(
     **options: Any,
 ) -> Tensor:
     """A ttnn tensor from a torch tensor (converted to ``dtype``; sharded by ``mesh_mapper``)."""
-    torch = _torch()
+    torch = torch_module()
     if not isinstance(tensor, torch.Tensor):
         raise ttnn_error(
             f"ttnn.from_torch takes a torch.Tensor, got {type(tensor).__name__}",
             "convert it first, e.g. torch.from_numpy(array)",
         )
-    _reject_options(options, _FROM_TORCH_OPTIONS, "from_torch")
+    reject_options(options, _FROM_TORCH_OPTIONS, "from_torch")
     dtype = _check_dtype(dtype if dtype is not None else tensor.dtype, "from_torch")
     layout = _check_layout(layout, "from_torch")
     data = _numpy_of(torch, tensor.detach().cpu(), dtype)
@@ -128,42 +116,6 @@ def _numpy_of(torch: Any, tensor: Any, dtype: DataType) -> np.ndarray:
     else:
         data = tensor.to(torch.float32).numpy()
     return data.astype(dtype.numpy, copy=False)
-
-
-def to_torch(
-    tensor: Tensor,
-    dtype: Any = None,
-    *,
-    mesh_composer: ConcatMeshToTensor | None = None,
-    **options: Any,
-) -> Any:
-    """The tensor's logical data as a torch tensor (shards joined by ``mesh_composer``)."""
-    torch = _torch()
-    _reject_options(options, {"device", "cq_id"}, "to_torch")
-    shards = tensor.shards()
-    if mesh_composer is not None:
-        data = np.concatenate(shards, axis=mesh_composer.dim)
-    elif len(shards) > 1:
-        raise ttnn_error(
-            f"ttnn.to_torch: the tensor is spread over {len(shards)} devices",
-            "pass mesh_composer=ttnn.ConcatMeshToTensor(mesh_device, dim=0) to join them",
-        )
-    else:
-        data = shards[0]
-    if data.dtype == ml_dtypes.bfloat16:
-        out = torch.from_numpy(np.ascontiguousarray(data).view(np.int16)).view(torch.bfloat16)
-    else:
-        out = torch.from_numpy(np.ascontiguousarray(data))
-    return out if dtype is None else out.to(dtype)
-
-
-def _reject_options(options: dict[str, Any], known: set[str], function: str) -> None:
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ttnn_error(
-            f"ttnn.{function}: the emulator's ttnn has no option {', '.join(unknown)}",
-            "remove it (docs/ttnn.md lists the options each function takes)",
-        )
 
 
 def to_device(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ttl.errors import TTLCompileError
 
 
@@ -18,3 +20,13 @@ def ttnn_error(message: str, hint: str) -> TtnnError:
     from ttl.host.jit import user_loc
 
     return TtnnError(message, user_loc(), hint)
+
+
+def reject_options(options: dict[str, Any], known: set[str], function: str) -> None:
+    """An error naming the options of ``function`` the emulator does not know."""
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ttnn_error(
+            f"ttnn.{function}: the emulator's ttnn has no option {', '.join(unknown)}",
+            "remove it (docs/ttnn.md lists the options each function takes)",
+        )

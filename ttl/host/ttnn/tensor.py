@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.host.ttnn.device import MeshDevice
-from ttl.host.ttnn.errors import ttnn_error
+from ttl.host.ttnn.errors import reject_options, ttnn_error
 from ttl.host.ttnn.types import (
     DRAM_MEMORY_CONFIG,
     TILE,
@@ -136,8 +137,6 @@ class Tensor:
         return self.with_shards(self.shards(), device=None)
 
     def to_torch(self, **options: Any) -> Any:
-        from ttl.host.ttnn.convert import to_torch
-
         return to_torch(self, **options)
 
     def __ttl_shards__(self) -> int:
@@ -188,3 +187,42 @@ def common_device(tensors: Sequence[Tensor], function: str) -> MeshDevice | None
             "mesh_mapper=ttnn.ReplicateTensorToMesh(mesh_device))",
         )
     return found
+
+
+def torch_module() -> Any:
+    """The torch module, or an ImportError saying what to do without it."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(
+            "ttnn.from_torch/to_torch need torch, which is not installed: install it "
+            "(pip install torch), or pass NumPy arrays to the TT-Lang operation directly"
+        ) from None
+    return torch
+
+
+def to_torch(
+    tensor: Tensor,
+    dtype: Any = None,
+    *,
+    mesh_composer: Any = None,
+    **options: Any,
+) -> Any:
+    """The tensor's logical data as a torch tensor (shards joined by ``mesh_composer``)."""
+    torch = torch_module()
+    reject_options(options, {"device", "cq_id"}, "to_torch")
+    shards = tensor.shards()
+    if mesh_composer is not None:
+        data = np.concatenate(shards, axis=mesh_composer.dim)
+    elif len(shards) > 1:
+        raise ttnn_error(
+            f"ttnn.to_torch: the tensor is spread over {len(shards)} devices",
+            "pass mesh_composer=ttnn.ConcatMeshToTensor(mesh_device, dim=0) to join them",
+        )
+    else:
+        data = shards[0]
+    if data.dtype == ml_dtypes.bfloat16:
+        out = torch.from_numpy(np.ascontiguousarray(data).view(np.int16)).view(torch.bfloat16)
+    else:
+        out = torch.from_numpy(np.ascontiguousarray(data))
+    return out if dtype is None else out.to(dtype)

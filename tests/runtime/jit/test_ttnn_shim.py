@@ -243,3 +243,10 @@ def test_memory_configs_in_ttnn_argument_order():
     assert l1 == ttnn.L1_MEMORY_CONFIG and ttnn.MemoryConfig() == ttnn.DRAM_MEMORY_CONFIG
     t = ttnn.zeros((32, 32), memory_config=l1)
     assert t.memory_config().buffer_type is ttnn.BufferType.L1
+
+
+def test_a_one_dimensional_tiled_tensor_is_an_error():
+    with pytest.raises(TtnnError) as info:
+        ttnn.from_torch(torch.zeros(40), layout=ttnn.TILE_LAYOUT)
+    _located(info, "a TILE_LAYOUT tensor needs at least 2 dimensions, got shape (40,)")
+    assert ttnn.from_torch(torch.zeros(40)).shape == (40,)  # row-major: as it is

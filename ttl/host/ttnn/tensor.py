@@ -56,6 +56,11 @@ def padded(shape: Sequence[int], layout: Layout) -> tuple[int, ...]:
 def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> np.ndarray:
     """The stored array of ``logical``: converted to ``dtype`` and tile-padded."""
     data = np.asarray(logical).astype(dtype.numpy)
+    if layout is TILE_LAYOUT and data.ndim < 2:
+        raise ttnn_error(
+            f"a TILE_LAYOUT tensor needs at least 2 dimensions, got shape {tuple(data.shape)}",
+            "make it 2-D (e.g. torch_tensor.reshape(1, -1)), or use ttnn.ROW_MAJOR_LAYOUT",
+        )
     target = padded(data.shape, layout)
     if target == data.shape:
         return np.ascontiguousarray(data)

@@ -66,8 +66,10 @@ install_backend(_Toolchain())
 
 bfloat16 = "bf16"
 float32 = "f32"
+TILE_SHAPE = (32, 32)  # rows x columns of one tile, in elements
 
 __all__ = [
+    "TILE_SHAPE",
     "CompilerOptions",
     "DFBEffect",
     "DataflowBuffer",

@@ -322,3 +322,61 @@ def test_unwritable_outputs_fail_before_the_run(ttl_run, tmp_path, flag, message
     assert code == 2
     assert f"ttl run: error: {message}" in err
     assert not (tmp_path / "ran").exists()  # the program never started
+
+
+@pytest.mark.parametrize(
+    ("line", "message", "hint"),
+    [
+        (
+            "ttnn.softmax(ttnn.zeros(ttnn.Shape([32, 32])))",
+            "error: ttnn.softmax is not part of the emulator's ttnn subset",
+            "hint: docs/ttnn.md lists",
+        ),
+        (
+            "ttnn.open_mesh_device(ttnn.MeshShape(1, 8))",
+            "error: mesh MeshShape(1, 8) needs 8 devices but 4 are available",
+            "hint: open at most 4 devices",
+        ),
+    ],
+)
+def test_ttnn_bad_input_is_a_diagnostic_at_the_line(ttl_run, tmp_path, line, message, hint):
+    prog = _program(tmp_path, "bad_ttnn.py", f"import ttnn\n\nx = 1\n{line}\n")
+    code, _, err = ttl_run(prog)
+    assert code == 1 and "Traceback" not in err, err
+    assert f"{prog}:4:1: {message}" in err and line in err and hint in err
+
+
+def test_spec_style_program_with_shape_and_rand_reaches_its_kernels(ttl_run, tmp_path):
+    # The spec's "Program example" (Operation function): ttnn.Shape, ttnn.rand, a wrapper
+    # that makes its output with ttnn.zeros(x.shape, layout=...), ttnn glue around the call.
+    prog = _program(
+        tmp_path,
+        "spec_style.py",
+        f"""
+        import sys
+        import torch
+        import ttnn
+        sys.path.insert(0, {str(EXAMPLES)!r})
+        from eltwise_add_mul_op import eltwise_add_mul
+
+
+        def foo(x: ttnn.Tensor) -> ttnn.Tensor:
+            y = ttnn.zeros(x.shape, layout=ttnn.TILE_LAYOUT)
+            eltwise_add_mul(x, x, x, y)
+            return y
+
+
+        torch.manual_seed(0)
+        shape = ttnn.Shape([128, 96])
+        x = ttnn.rand(shape, layout=ttnn.TILE_LAYOUT)
+        out = ttnn.to_torch(ttnn.exp(foo(ttnn.abs(x)), fast_and_approximate_mode=True))
+        t = ttnn.to_torch(x).float()
+        want = torch.exp((t * t).to(torch.bfloat16).float() + t)
+        assert tuple(out.shape) == (128, 96)
+        assert torch.allclose(out.float(), want, rtol=1e-2), (out, want)
+        print("spec example OK")
+    """,
+    )
+    code, out, err = ttl_run(prog)
+    assert code == 0, err
+    assert out == "spec example OK\n"

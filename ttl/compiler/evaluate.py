@@ -34,10 +34,13 @@ from ttl.targets import Target
 
 
 def parse_grid(grid: Any) -> tuple[int, ...] | str:
-    """Normalise a grid request: ``"full"``, ``"4x4"``, ``"4,4"``, ``(4, 4)`` or ``4``."""
+    """Normalise a grid request: ``"full"``, ``"4x4"``, ``"4,4"``, ``(4, 4)`` or ``4``.
+
+    ``"auto"`` is ``"full"``, as in tt-lang-sim 1.1.6 (both take its default grid).
+    """
     if isinstance(grid, str):
         text = grid.strip().lower()
-        if text == "full":
+        if text in ("full", "auto"):
             return "full"
         parts = text.replace("x", ",").split(",")
         try:

@@ -134,7 +134,7 @@ def run_operation(
     override, for this call, those of the decorator, $TTLANG_COMPILER_OPTIONS
     and the program's ``--ttl-*`` arguments (:func:`call_options`).
     """
-    loc = _user_loc()
+    loc = user_loc()
     overrides = call_options(options, loc)
     params = list(inspect.signature(op.fn).parameters)
     if len(tensors) != len(params):
@@ -144,7 +144,42 @@ def run_operation(
             loc,
             "pass one tensor per parameter, in order",
         )
-    arrays = [_host_array(op, name, t, loc) for name, t in zip(params, tensors, strict=True)]
+    devices = _mesh_size(op, params, tensors, loc)
+    results: tuple = ()
+    for index in range(devices):  # SPMD: every device of a mesh runs with its own shard
+        results = _run_on_device(
+            op,
+            params,
+            [_host_array(op, name, t, loc, index) for name, t in zip(params, tensors, strict=True)],
+            loc,
+            target=target,
+            grid=grid,
+            specs=specs,
+            device=device,
+            include_dirs=include_dirs,
+            overrides=overrides,
+            index=index if devices > 1 else None,
+        )
+    return tuple(
+        t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results, strict=True)
+    )
+
+
+def _run_on_device(
+    op: Operation,
+    params: list[str],
+    arrays: list[Any],
+    loc: SourceLoc | None,
+    *,
+    target: str | None,
+    grid: Any,
+    specs: Mapping[str, Any] | None,
+    device: Device | None,
+    include_dirs: Sequence[str],
+    overrides: CompilerOptions,
+    index: int | None,
+) -> tuple:
+    """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh)."""
     bound = _specs(op, params, arrays, loc)
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
@@ -175,6 +210,8 @@ def run_operation(
     bundle, source, compile_seconds = _bundle(
         op, key, bound, target, grid_request, include_dirs, overrides
     )
+    # The devices of a mesh run one after another on one emulated machine: each launch
+    # loads its shard and reads its outputs back, so nothing carries over between them.
     dev = device or _device(bundle)
     with Progress(
         f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
@@ -183,7 +220,7 @@ def run_operation(
     assert dev.last_report is not None  # every completed run leaves its report
     _PROFILE.calls.append(
         CallProfile.from_report(
-            operation=op.name,
+            operation=op.name if index is None else f"{op.name} (device {index})",
             target=bundle.target,
             grid=bundle.grid,
             cache=source,
@@ -191,9 +228,7 @@ def run_operation(
             report=dev.last_report,
         )
     )
-    return tuple(
-        t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results, strict=True)
-    )
+    return results
 
 
 def call_options(call: str | CompilerOptions | None, loc: SourceLoc | None) -> CompilerOptions:
@@ -262,7 +297,7 @@ def _bundle(
         except cache.CacheFullError as e:
             raise TTLCompileError(
                 f"operation '{op.name}' cannot be cached: {e.strerror}",
-                _user_loc(),
+                user_loc(),
                 "free disk space or point TTL_CACHE_DIR elsewhere",
             ) from None
     bundle = load_bundle(path)
@@ -280,11 +315,14 @@ def _device(bundle: Bundle) -> Device:
     return _DEVICES[key]
 
 
-def _host_array(op: Operation, name: str, tensor: Any, loc: SourceLoc | None) -> Any:
-    """The NumPy/torch object to run with (a ttnn-shim tensor gives its host array)."""
+def _host_array(
+    op: Operation, name: str, tensor: Any, loc: SourceLoc | None, index: int = 0
+) -> Any:
+    """The NumPy/torch object to run with (a ttnn-shim tensor gives device ``index``'s array)."""
     unwrap = getattr(tensor, "__ttl_host_array__", None)
     if unwrap is not None:
-        return unwrap(f"tensor '{name}' of operation '{op.name}'", loc)
+        what = f"tensor '{name}' of operation '{op.name}'"
+        return unwrap(what, loc, index) if index else unwrap(what, loc)
     if not (hasattr(tensor, "shape") and hasattr(tensor, "dtype")):
         raise TTLCompileError(
             f"tensor '{name}' of operation '{op.name}' is a {type(tensor).__name__}, not a tensor",
@@ -292,6 +330,45 @@ def _host_array(op: Operation, name: str, tensor: Any, loc: SourceLoc | None) ->
             "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter",
         )
     return tensor
+
+
+def _mesh_size(
+    op: Operation, params: list[str], tensors: Sequence[Any], loc: SourceLoc | None
+) -> int:
+    """How many devices the call runs on: the mesh of its ttnn tensors (1 without one).
+
+    Tensors on different devices, or host tensors next to mesh tensors, are an error.
+    """
+    placed = [
+        (name, t.__ttl_device__(), t.__ttl_shards__())
+        for name, t in zip(params, tensors, strict=True)
+        if hasattr(t, "__ttl_shards__")
+    ]
+    if not placed:
+        return 1
+    hint = (
+        "put every tensor of one call on the same device or mesh "
+        "(ttnn.from_torch(..., device=mesh_device, mesh_mapper=...))"
+    )
+    first, _, count = placed[0]
+    for name, _, other in placed[1:]:
+        if other != count:
+            raise TTLCompileError(
+                f"tensors '{first}' ({count} device(s)) and '{name}' ({other} device(s)) of "
+                f"operation '{op.name}' are spread over different numbers of devices",
+                loc,
+                hint,
+            )
+    on_device = [(name, dev) for name, dev, _ in placed if dev is not None]
+    for name, dev in on_device[1:]:
+        if dev is not on_device[0][1]:
+            raise TTLCompileError(
+                f"tensors '{on_device[0][0]}' ({on_device[0][1]!r}) and '{name}' ({dev!r}) of "
+                f"operation '{op.name}' are on different devices",
+                loc,
+                hint,
+            )
+    return count
 
 
 def _specs(
@@ -314,7 +391,7 @@ def _specs(
     return specs
 
 
-def _user_loc() -> SourceLoc | None:
+def user_loc() -> SourceLoc | None:
     """The call site in user code: the first frame outside the ttl package."""
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_TTL_DIR):

@@ -1,0 +1,233 @@
+"""ttnn tensors: logical shape, tile padding, and one shard per device of a mesh.
+
+A ``TILE_LAYOUT`` tensor of any logical shape is stored padded to whole tiles
+(zeros), as ttnn stores it on the device: ``shape`` is the logical shape,
+``padded_shape`` the stored one, and an operation sees the padded tiles (a
+(N, 1) vector lives in column 0 of its tiles). ``ROW_MAJOR_LAYOUT`` tensors are
+stored as they are. A tensor on an N-device mesh holds N shards; its
+``shape`` is one shard's, as in ttnn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from ttl.errors import SourceLoc, TTLCompileError
+from ttl.host.ttnn.device import MeshDevice
+from ttl.host.ttnn.errors import reject_options, ttnn_error
+from ttl.host.ttnn.types import (
+    DRAM_MEMORY_CONFIG,
+    TILE,
+    TILE_LAYOUT,
+    DataType,
+    Layout,
+    MemoryConfig,
+)
+
+
+class Shape(tuple):
+    """ttnn.Shape: a tensor shape (a tuple of ints with ttnn's ``rank``)."""
+
+    def __new__(cls, dims: Sequence[int] = ()) -> Shape:
+        return super().__new__(cls, (int(d) for d in dims))
+
+    @property
+    def rank(self) -> int:
+        return len(self)
+
+    def __repr__(self) -> str:
+        return f"Shape({list(self)})"
+
+
+def padded(shape: Sequence[int], layout: Layout) -> tuple[int, ...]:
+    """The stored shape: the two innermost dimensions rounded up to whole tiles."""
+    if layout is not TILE_LAYOUT:
+        return tuple(shape)
+    dims = list(shape)
+    for i in range(max(0, len(dims) - 2), len(dims)):
+        dims[i] = -(-dims[i] // TILE) * TILE
+    return tuple(dims)
+
+
+def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> np.ndarray:
+    """The stored array of ``logical``: converted to ``dtype`` and tile-padded."""
+    data = np.asarray(logical).astype(dtype.numpy)
+    if layout is TILE_LAYOUT and data.ndim < 2:
+        raise ttnn_error(
+            f"a TILE_LAYOUT tensor needs at least 2 dimensions, got shape {tuple(data.shape)}",
+            "make it 2-D (e.g. torch_tensor.reshape(1, -1)), or use ttnn.ROW_MAJOR_LAYOUT",
+        )
+    target = padded(data.shape, layout)
+    if target == data.shape:
+        return np.ascontiguousarray(data)
+    out = np.full(target, fill, dtype.numpy)
+    out[tuple(slice(0, n) for n in data.shape)] = data
+    return out
+
+
+class Tensor:
+    """A ttnn tensor: per-device shards of one logical shape, dtype and layout."""
+
+    def __init__(
+        self,
+        data: np.ndarray | Sequence[np.ndarray],
+        dtype: DataType,
+        layout: Layout = TILE_LAYOUT,
+        device: MeshDevice | None = None,
+        memory_config: MemoryConfig | None = None,
+        *,
+        pad_value: float = 0.0,
+    ):
+        shards = [data] if isinstance(data, np.ndarray) else list(data)
+        self._shape = Shape(np.shape(shards[0]))
+        self._shards = [_pad(s, dtype, layout, pad_value) for s in shards]
+        self.dtype = dtype
+        self.layout = layout
+        self._device = device
+        self._memory_config = memory_config or DRAM_MEMORY_CONFIG
+
+    @property
+    def shape(self) -> Shape:
+        """The logical shape (of one device's shard on a mesh)."""
+        return self._shape
+
+    @property
+    def padded_shape(self) -> Shape:
+        """The stored shape: the two innermost dimensions padded to whole tiles."""
+        return Shape(self._shards[0].shape)
+
+    def logical_shape(self) -> Shape:
+        return self._shape
+
+    def get_layout(self) -> Layout:
+        return self.layout
+
+    def get_dtype(self) -> DataType:
+        return self.dtype
+
+    def device(self) -> MeshDevice | None:
+        return self._device
+
+    def memory_config(self) -> MemoryConfig:
+        return self._memory_config
+
+    @property
+    def num_shards(self) -> int:
+        return len(self._shards)
+
+    def shards(self) -> list[np.ndarray]:
+        """The logical (unpadded) array of each device, in the tensor's dtype."""
+        crop = tuple(slice(0, n) for n in self._shape)
+        return [s[crop] for s in self._shards]
+
+    def with_shards(self, shards: Sequence[np.ndarray], **changes: Any) -> Tensor:
+        """A tensor like this one (same device and memory config) holding ``shards``."""
+        return Tensor(
+            shards,
+            changes.get("dtype", self.dtype),
+            changes.get("layout", self.layout),
+            changes.get("device", self._device),
+            changes.get("memory_config", self._memory_config),
+        )
+
+    def map(self, fn: Callable[[np.ndarray], np.ndarray], **changes: Any) -> Tensor:
+        """``fn`` applied to every shard's logical array."""
+        return self.with_shards([fn(s) for s in self.shards()], **changes)
+
+    def cpu(self) -> Tensor:
+        return self.with_shards(self.shards(), device=None)
+
+    def to_torch(self, **options: Any) -> Any:
+        return to_torch(self, **options)
+
+    def __ttl_shards__(self) -> int:
+        """How many devices the tensor is spread over (the JIT runs once per device)."""
+        return len(self._shards)
+
+    def __ttl_device__(self) -> MeshDevice | None:
+        return self._device
+
+    def __ttl_host_array__(self, what: str, loc: SourceLoc | None, index: int = 0) -> np.ndarray:
+        """The stored (padded) array of device ``index`` (the JIT updates it in place)."""
+        if self.layout is not TILE_LAYOUT:
+            raise TTLCompileError(
+                f"{what} is a ttnn tensor in {self.layout.name} layout; TT-Lang operations "
+                "take tiled tensors",
+                loc,
+                "create it with layout=ttnn.TILE_LAYOUT (or convert with ttnn.to_layout)",
+            )
+        return self._shards[index]
+
+    def __repr__(self) -> str:
+        mesh = f", shards={len(self._shards)}" if len(self._shards) > 1 else ""
+        return (
+            f"ttnn.Tensor(shape={list(self.shape)}, dtype={self.dtype.name}, "
+            f"layout={self.layout.name}{mesh})"
+        )
+
+
+def common_device(tensors: Sequence[Tensor], function: str) -> MeshDevice | None:
+    """The one device ``tensors`` are on (host tensors go with any); mixing is an error."""
+    found: MeshDevice | None = None
+    for t in tensors:
+        dev = t.device()
+        if dev is None:
+            continue
+        if found is not None and dev is not found:
+            raise ttnn_error(
+                f"ttnn.{function} was given tensors on different devices ({found!r} and {dev!r})",
+                "put every tensor on the same device or mesh (ttnn.to_device, or "
+                "from_torch(..., device=...))",
+            )
+        found = dev
+    counts = {t.num_shards for t in tensors}
+    if len(counts) > 1:
+        raise ttnn_error(
+            f"ttnn.{function} was given a host tensor and a tensor on a {max(counts)}-device mesh",
+            "put the host tensor on the mesh first: ttnn.from_torch(..., device=mesh_device, "
+            "mesh_mapper=ttnn.ReplicateTensorToMesh(mesh_device))",
+        )
+    return found
+
+
+def torch_module() -> Any:
+    """The torch module, or an ImportError saying what to do without it."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(
+            "ttnn.from_torch/to_torch need torch, which is not installed: install it "
+            "(pip install torch), or pass NumPy arrays to the TT-Lang operation directly"
+        ) from None
+    return torch
+
+
+def to_torch(
+    tensor: Tensor,
+    dtype: Any = None,
+    *,
+    mesh_composer: Any = None,
+    **options: Any,
+) -> Any:
+    """The tensor's logical data as a torch tensor (shards joined by ``mesh_composer``)."""
+    torch = torch_module()
+    reject_options(options, {"device", "cq_id"}, "to_torch")
+    shards = tensor.shards()
+    if mesh_composer is not None:
+        data = np.concatenate(shards, axis=mesh_composer.dim)
+    elif len(shards) > 1:
+        raise ttnn_error(
+            f"ttnn.to_torch: the tensor is spread over {len(shards)} devices",
+            "pass mesh_composer=ttnn.ConcatMeshToTensor(mesh_device, dim=0) to join them",
+        )
+    else:
+        data = shards[0]
+    if data.dtype == ml_dtypes.bfloat16:
+        out = torch.from_numpy(np.ascontiguousarray(data).view(np.int16)).view(torch.bfloat16)
+    else:
+        out = torch.from_numpy(np.ascontiguousarray(data))
+    return out if dtype is None else out.to(dtype)

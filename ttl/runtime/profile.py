@@ -44,6 +44,7 @@ class CallProfile:
     profiled: bool  # instructions and waits measured
     kernels: list[KernelStats]
     dfb_counts: list[DfbCount] = field(default_factory=list)  # traced calls only
+    noc_traffic: dict[tuple[int, int], Any] = field(default_factory=dict)  # per node
 
     @classmethod
     def from_report(
@@ -71,6 +72,7 @@ class CallProfile:
             report.profiled,
             list(report.kernels),
             list(report.dfb_counts),
+            dict(report.noc_traffic),
         )
 
 
@@ -100,6 +102,10 @@ class Profile:
                 f"  tiles moved {tiles}  (NOC {c.noc_bytes_read} B read, "
                 f"{c.noc_bytes_written} B written)  cop ops {c.coprocessor_ops}"
             )
+            if any(t.multicasts for t in c.noc_traffic.values()):
+                traffic = c.noc_traffic.items()
+                per_node = "  ".join(f"({x},{y}) {t.multicasts}" for (x, y), t in traffic)
+                out.append(f"  NOC multicasts per node: {per_node}")
             out.append(_indent(kernel_table(c.kernels, c.profiled)))
             if any(k.signposts for k in c.kernels):
                 out.append(_indent(signpost_table(c.kernels)))

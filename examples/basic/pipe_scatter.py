@@ -23,7 +23,7 @@ def pipe_scatter(a, y):
 
     @ttl.datamovement()
     def scatter():
-        x, row = ttl.node(dims=2)
+        x, _ = ttl.node(dims=2)
         with dfb.reserve() as blk:
 
             def pipe_src(pipe):

@@ -15,6 +15,7 @@ SCRIPTS = [
     "compile_bench.py",
     "emulator_bench.py",
     "launch_bench.py",
+    "pipe_matmul_bench.py",
     "trace_bench.py",
 ]
 

@@ -28,7 +28,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
             )
         )
-    if symbols.pipes.slots:
+    if symbols.pipes.sends or symbols.pipes.receives:
         body.add_op(d.PipeSyncOp(symbols.pipes.semaphores()))
     for kernel in kernels:
         body.add_op(kernel)

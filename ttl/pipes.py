@@ -101,6 +101,15 @@ def _destination(value: Any, grid: tuple[int, int], loc: SourceLoc) -> Rect:
     return ((x, x + 1), (y, y + 1))
 
 
+def _show(value: Any) -> str:
+    """A coordinate or node range as the user wrote it (slices without their None step)."""
+    if isinstance(value, slice):
+        return f"slice({value.start}, {value.stop})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_show(v) for v in value) + ")"
+    return repr(value)
+
+
 @dataclass(frozen=True)
 class PipeEnds:
     """The resolved endpoints of one pipe: source (x, y) and destination rectangle."""
@@ -137,7 +146,7 @@ class Pipe:
         )
 
     def __repr__(self) -> str:
-        return f"ttl.Pipe(src={self.src!r}, dst={self.dst!r})"
+        return f"ttl.Pipe(src={_show(self.src)}, dst={_show(self.dst)})"
 
 
 class PipeNet:

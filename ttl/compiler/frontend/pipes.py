@@ -19,7 +19,6 @@ from xdsl.dialects import arith
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.pipes import PipeUse
-from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import BlockHandle, BoundMethod, Dyn, TransferHandle
@@ -239,9 +238,9 @@ def check_pipe_uses(symbols: ModuleSymbols) -> None:
             for s in sends:
                 if (s.shape, s.dtype) != (r.shape, r.dtype):
                     raise TTLCompileError(
-                        f"the block received from {pipe!r} is {r.dtype}{bx._fmt(r.shape)} but "
-                        f"the block sent into it on line {s.loc.line} is "
-                        f"{s.dtype}{bx._fmt(s.shape)}",
+                        f"the block received from {pipe!r} is {r.dtype} of shape {r.shape} but "
+                        f"the block sent into it on line {s.loc.line} is {s.dtype} of shape "
+                        f"{s.shape}",
                         r.loc,
                         "send and receive blocks of the same shape and dtype (DFBs made "
                         "with the same shape= and like tensors of the same dtype)",

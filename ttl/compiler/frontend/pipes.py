@@ -137,6 +137,7 @@ class PipesMixin(MixinBase):
     def _pipe_condition(self, pipe: Pipe, src: bool, node: ast.AST) -> Any:
         """``this node is the source`` / ``this node is in the destination``, on coordinates."""
         nx, ny = (Dyn(self.emit(d.NodeOp(i)).results[0], "int") for i in (0, 1))
+        nx.value.name_hint, ny.value.name_hint = "node_x", "node_y"
         if src:
             bounds = [(nx, pipe.ends.src[0], pipe.ends.src[0] + 1)]
             bounds.append((ny, pipe.ends.src[1], pipe.ends.src[1] + 1))
@@ -153,6 +154,8 @@ class PipesMixin(MixinBase):
                 result = self._and(result, self._cmp(coord, lo, "sge"), node)
             if hi < size:
                 result = self._and(result, self._cmp(coord, hi, "slt"), node)
+        if isinstance(result, Dyn):
+            result.value.name_hint = "is_src" if src else "is_dst"
         return result
 
     def _cmp(self, a: Dyn, b: int, pred: str) -> Dyn:

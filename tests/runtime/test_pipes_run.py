@@ -105,3 +105,63 @@ def test_receiver_that_never_gets_data_is_a_reported_deadlock(tmp_path, monkeypa
     assert "node (1,0) dm0 kernel 'dm': blocked in noc_semaphore_wait(" in msg
     assert f"hang.py:{line} " in msg
     assert "current value 0" in msg
+
+
+NESTED = """
+import ttl
+
+@ttl.operation(grid=(2, 2))
+def nested(a, y):
+    # row net: (0, r) -> (1, r); column net: (1, 0) -> (1, 1)
+    rows = ttl.PipeNet([ttl.Pipe(src=(0, r), dst=(1, r)) for r in range(2)])
+    col = ttl.PipeNet([ttl.Pipe(src=(1, 0), dst=(1, 1))])
+    dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def dm():
+        x, r = ttl.node(dims=2)
+        with dfb.reserve() as blk:
+            ttl.copy(a[r, x], blk).wait()
+
+            def row_src(pipe):
+                ttl.copy(blk, pipe).wait()
+
+            def row_dst(pipe):
+                ttl.copy(pipe, blk).wait()
+
+                def col_src(p2):
+                    ttl.copy(blk, p2).wait()
+
+                col.if_src(col_src)
+
+            def col_dst(pipe):
+                ttl.copy(pipe, blk).wait()
+
+            rows.if_src(row_src)
+            rows.if_dst(row_dst)
+            col.if_dst(col_dst)
+
+    @ttl.datamovement()
+    def out():
+        x, r = ttl.node(dims=2)
+        with dfb.wait() as blk:
+            ttl.copy(blk, y[r, x]).wait()
+"""
+
+
+def test_condition_bodies_nest_across_nets(tmp_path, monkeypatch):
+    """Row pipes (0, r) -> (1, r); node (1, 0) forwards what it got down the column net."""
+    monkeypatch.setenv("TTL_CACHE_DIR", str(tmp_path / "cache"))
+    if toolchain.find_compiler() is None:
+        pytest.skip(f"{toolchain.flags.default_cxx()} is not installed")
+    path = tmp_path / "nested.py"
+    path.write_text(NESTED.lstrip())
+    op = load_operation(str(path), "nested")
+    a = np.random.default_rng(0).uniform(-1, 1, (64, 64)).astype(ml_dtypes.bfloat16)
+    y = np.zeros_like(a)
+    op(a, y)
+    tiles = a.reshape(2, 32, 2, 32)
+    want = tiles.copy()
+    want[0, :, 1] = tiles[0, :, 0]  # (1, 0) received (0, 0)'s tile
+    want[1, :, 1] = tiles[0, :, 0]  # (1, 1) received (0, 1)'s, then (1, 0)'s forwarded tile
+    np.testing.assert_array_equal(y, want.reshape(64, 64))

@@ -117,21 +117,6 @@ class PipeEnds:
     src: tuple[int, int]
     rect: Rect
 
-    @property
-    def receivers(self) -> list[tuple[int, int]]:
-        """Destination nodes, row by row (y outer, x inner)."""
-        (x0, x1), (y0, y1) = self.rect
-        return [(x, y) for y in range(y0, y1) for x in range(x0, x1)]
-
-    @property
-    def is_multicast(self) -> bool:
-        return len(self.receivers) > 1
-
-    @property
-    def loopback(self) -> bool:
-        """True when the source is inside its own destination range."""
-        return self.src in self.receivers
-
 
 class Pipe:
     """``ttl.Pipe(src, dst)``: a transfer from node ``src`` to a node or node range."""

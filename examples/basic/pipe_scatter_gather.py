@@ -5,7 +5,8 @@ itself included (``noc_async_write_multicast_loopback_src``); the pipes of a
 column run one after another, the columns concurrently. Each node sends
 before it receives, as in the spec. It then receives the column's ``grid_y``
 tiles and writes them side by side, so ``y[row, x * grid_y + src_y]`` is
-``a[src_y, x]`` on every row: each node holds its whole column.
+``a[src_y, x]`` on every row: each node holds its whole column. (``sent``
+gets each node's own tile back: ``a``.)
 """
 
 import numpy as np
@@ -13,12 +14,12 @@ import numpy as np
 import ttl
 
 OPERATION = "pipe_scatter_gather"
-SPECS = {"a": "bf16[128,128]", "y": "bf16[128,512]"}
+SPECS = {"a": "bf16[128,128]", "sent": "bf16[128,128]", "y": "bf16[128,512]"}
 TILE = 32
 
 
 @ttl.operation(grid=(4, 4))
-def pipe_scatter_gather(a, y):
+def pipe_scatter_gather(a, sent, y):
     grid_x, grid_y = ttl.grid_size()
     net = ttl.PipeNet(
         [
@@ -53,13 +54,13 @@ def pipe_scatter_gather(a, y):
     def write():
         x, row = ttl.node(dims=2)
         with own.wait() as blk:
-            pass
+            ttl.copy(blk, sent[row, x]).wait()
         for src_y in range(grid_y):
             with column.wait() as blk:
                 ttl.copy(blk, y[row, x * grid_y + src_y]).wait()
 
 
-def reference(a):
+def reference(a, sent):
     """NumPy reference for ``y``: on every tile row, column x of ``a``'s tiles, in order."""
     a = np.asarray(a)
     n = a.shape[0] // TILE

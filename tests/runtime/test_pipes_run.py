@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import ml_dtypes
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from ttl.compiler.driver import load_operation
-from ttl.host import toolchain
+from ttl.host import jit, toolchain
 from ttl.runtime import DeadlockError, Device, DFBConfig, KernelSpec, Program, memmap
 
 HEAD = '#include <cstdint>\n#include "ttl/kernel_api.h"\n'
@@ -165,3 +166,7 @@ def test_condition_bodies_nest_across_nets(tmp_path, monkeypatch):
     want[0, :, 1] = tiles[0, :, 0]  # (1, 0) received (0, 0)'s tile
     want[1, :, 1] = tiles[0, :, 0]  # (1, 1) received (0, 1)'s, then (1, 0)'s forwarded tile
     np.testing.assert_array_equal(y, want.reshape(64, 64))
+    call = jit.profile().calls[-1]
+    # Unicast pipes only; the per-node traffic is in the profile, as JSON data too.
+    assert call.noc_traffic["1,0"].multicasts == 0
+    assert json.loads(json.dumps(jit.profile().to_dict()))["calls"][-1]["noc_traffic"]["0,1"]

@@ -30,6 +30,7 @@ DSL_MODULES = (
     "ttl.identity",
     "ttl.math",
     "ttl.operation",
+    "ttl.pipes",
     "ttl.options",
     "ttl.source",
     "ttl.specs",

@@ -39,6 +39,7 @@ from ttl.extern import (
 )
 from ttl.operation import Operation, install_backend, operation
 from ttl.options import CompilerOptions
+from ttl.pipes import Pipe, PipeNet
 from ttl.specs import TensorSpec
 
 
@@ -77,6 +78,8 @@ __all__ = [
     "Kernel",
     "KernelKind",
     "Operation",
+    "Pipe",
+    "PipeNet",
     "ScalarType",
     "SourceLoc",
     "TTLCompileError",

@@ -194,6 +194,7 @@ class EvalContext:
     grid: tuple[int, int]
     dfbs: list[DataflowBuffer] = field(default_factory=list)
     threads: list[Thread] = field(default_factory=list)
+    pipe_nets: list[Any] = field(default_factory=list)  # ttl.pipes.PipeNet, in creation order
 
 
 _CONTEXT: contextvars.ContextVar[EvalContext | None] = contextvars.ContextVar(

@@ -16,6 +16,7 @@ SCRIPTS = [
     "emulator_bench.py",
     "launch_bench.py",
     "mesh_bench.py",
+    "pipe_matmul_bench.py",
     "trace_bench.py",
 ]
 

@@ -118,7 +118,8 @@ def test_determinism_two_processes_two_dirs(tmp_path):
         subprocess.run([sys.executable, "-c", script, str(d)], check=True, env=env, cwd=tmp_path)
     files_one = sorted(p.relative_to(dirs[0]) for p in dirs[0].rglob("*") if p.is_file())
     files_two = sorted(p.relative_to(dirs[1]) for p in dirs[1].rglob("*") if p.is_file())
-    assert files_one == files_two and len(files_one) >= 6 * len(EXAMPLES)
+    # Per example: IR, manifest, plan and at least two kernels (data movement only, for pipes).
+    assert files_one == files_two and len(files_one) >= 5 * len(EXAMPLES)
     for rel in files_one:
         assert (dirs[0] / rel).read_bytes() == (dirs[1] / rel).read_bytes(), rel
 

@@ -1824,6 +1824,104 @@ class CallExternOp(IRDLOperation):
                 raise VerifyException("a condition-result call returns the condition's type")
 
 
+# ------------------------------------------------------------------ pipes
+
+
+class _PipeCopyOp(IRDLOperation):
+    """A ``ttl.copy`` between a block and a pipe (see ``analysis/pipes.py``).
+
+    ``src`` is the sending node (x, y), ``rect`` the destination rectangle
+    (x_start, y_start, x_end, y_end, inclusive, as NOC multicast addresses
+    take it), ``slot`` the pipe's sync slot, ``landing`` its landing buffer.
+    """
+
+    block = operand_def(BlockType)
+    landing = operand_def(DFBType)
+    result = result_def(TransferType)
+    net = prop_def(IntegerAttr[I64])
+    index = prop_def(IntegerAttr[I64])
+    src = prop_def(DenseArrayBase)
+    rect = prop_def(DenseArrayBase)
+    slot = prop_def(IntegerAttr[I64])
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # NOC traffic, semaphores
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$block `,` $landing attr-dict `:` type($block) `,` type($landing)"
+
+    def __init__(
+        self,
+        block: SSAValue,
+        landing: SSAValue,
+        net: int,
+        index: int,
+        src: tuple[int, int],
+        rect: tuple[int, int, int, int],
+        slot: int,
+    ):
+        super().__init__(
+            operands=[block, landing],
+            result_types=[TransferType()],
+            properties={
+                "net": IntegerAttr(net, i64),
+                "index": IntegerAttr(index, i64),
+                "src": DenseArrayBase.from_list(i64, list(src)),
+                "rect": DenseArrayBase.from_list(i64, list(rect)),
+                "slot": IntegerAttr(slot, i64),
+            },
+        )
+
+    def verify_(self) -> None:
+        if len(self.src.get_values()) != 2 or len(self.rect.get_values()) != 4:
+            raise VerifyException("a pipe has a source (x, y) and a rectangle (x0, y0, x1, y1)")
+        x0, y0, x1, y1 = self.rect.get_values()
+        if x1 < x0 or y1 < y0:
+            raise VerifyException("a pipe destination rectangle needs start <= end")
+        if _kernel_of(self).is_compute:
+            raise VerifyException(f"'{self.name}' is only valid in data-movement kernels")
+
+    @property
+    def receivers(self) -> list[tuple[int, int]]:
+        x0, y0, x1, y1 = (int(v) for v in self.rect.get_values())
+        return [(x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
+
+
+@irdl_op_definition
+class PipeSendOp(_PipeCopyOp):
+    """``ttl.copy(blk, pipe)`` in an ``if_src`` body: write ``blk`` to the receivers."""
+
+    name = "ttl.pipe_send"
+
+
+@irdl_op_definition
+class PipeRecvOp(_PipeCopyOp):
+    """``ttl.copy(pipe, blk)`` in an ``if_dst`` body: take the message into ``blk``."""
+
+    name = "ttl.pipe_recv"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not isinstance(self.block.owner, ReserveOp):
+            raise VerifyException("a copy out of a pipe needs a reserved block")
+
+
+@irdl_op_definition
+class PipeSyncOp(IRDLOperation):
+    """The semaphores pipe copies synchronise with (initial values, by semaphore id)."""
+
+    name = "ttl.pipe_sync"
+
+    semaphores = prop_def(DenseArrayBase)
+
+    traits = traits_def(HasParent(OperationOp))
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
+
+    def __init__(self, semaphores: list[int]):
+        super().__init__(properties={"semaphores": DenseArrayBase.from_list(i64, semaphores)})
+
+
 TTL = Dialect(
     "ttl",
     [
@@ -1862,6 +1960,9 @@ TTL = Dialect(
         SignpostEndOp,
         RawAddrOp,
         CallExternOp,
+        PipeSendOp,
+        PipeRecvOp,
+        PipeSyncOp,
     ],
     [
         KernelKindAttr,

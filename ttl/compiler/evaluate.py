@@ -292,4 +292,5 @@ def evaluate_operation(
         identity=op.identity,
         compute=compute,
         options=merged,
+        pipe_nets=list(ctx.pipe_nets),
     )

@@ -184,6 +184,13 @@ def build_manifest(
             "common": [],
         },
         "extern_calls": _extern_calls(kernels),
+        # Semaphore initial values by id (the same on every node): pipe synchronisation.
+        "semaphores": [
+            int(v)
+            for sync in op.body.ops
+            if isinstance(sync, d.PipeSyncOp)
+            for v in sync.semaphores.get_values()
+        ],
         "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, _physical(dfbs.values()))),
     }
 

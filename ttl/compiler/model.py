@@ -68,6 +68,7 @@ class OperationModel:
     options: CompilerOptions = field(
         default_factory=CompilerOptions
     )  # the ttl.CompilerOptions in effect
+    pipe_nets: list[Any] = field(default_factory=list)  # ttl.pipes.PipeNet, in creation order
 
 
 def is_unbound(value: Any) -> bool:

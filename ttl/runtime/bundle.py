@@ -66,6 +66,7 @@ class Bundle:
     dfbs: list[DFBConfig]
     kernels: list[BundleKernel]
     per_node_args: list[dict]
+    semaphores: list[int] = field(default_factory=list)  # initial values, by semaphore id
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{t.name}: {t.dtype}{list(t.shape)}" for t in self.tensors)
@@ -154,7 +155,12 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             )
     if m["runtime_args"].get("common"):
         raise BundleError(f"{where}: common runtime args are not supported in manifest v1")
-    return Bundle(root, m, m["operation"]["name"], target, grid, tensors, dfbs, kernels, args)
+    semaphores = m.get("semaphores", [])
+    if not isinstance(semaphores, list) or not all(isinstance(v, int) for v in semaphores):
+        raise BundleError(f"{where}: 'semaphores' must be a list of initial values")
+    return Bundle(
+        root, m, m["operation"]["name"], target, grid, tensors, dfbs, kernels, args, semaphores
+    )
 
 
 def _bundle_files(m: dict, where: str) -> dict[str, str]:
@@ -229,6 +235,7 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
     program = Program(
         kernels=[KernelSpec(k.name, k.image, k.slot, args, dst=k.dst) for k in bundle.kernels],
         dfbs=bundle.dfbs,
+        semaphores=bundle.semaphores,
     )
     dev.launch(program)
     results = []

@@ -169,6 +169,7 @@ class Device:
                 node.start_counting()
         start = time.perf_counter()
         read0, written0 = self.noc.bytes_read, self.noc.bytes_written
+        self.noc.per_node = {}
         harts = self._make_harts(program)
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
             rounds = run_harts(harts, self.quantum, self.livelock_budget)
@@ -201,6 +202,7 @@ class Device:
             page_size=pages.pop() if len(pages) == 1 else None,
             profiled=profiled,
             dfb_counts=[c for n in self.nodes.values() for c in n.dfb_counts or ()],
+            noc_traffic=dict(sorted(self.noc.per_node.items())),
         )
         return self.last_report
 

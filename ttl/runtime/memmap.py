@@ -100,6 +100,8 @@ NOC_READ = 1
 NOC_WRITE = 2
 NOC_WRITE_MCAST = 3
 NOC_SEM_INC = 4
+# In a multicast request's extra word (num_dests): the sender is a destination too.
+NOC_MCAST_LOOPBACK = 0x80000000
 
 WAIT_RESERVE_BACK = 1
 WAIT_FRONT = 2

@@ -8,6 +8,8 @@ schedule of the asynchronous hardware NOC (a barrier is the only guarantee).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ttl.runtime import memmap
@@ -19,6 +21,15 @@ _WORDS = memmap.NOC_CMD_WORDS
 _STRIPE_MASK = STRIPE - 1
 
 
+@dataclass
+class NodeTraffic:
+    """The NOC requests one node issued during a launch."""
+
+    dram_bytes_read: int = 0  # bytes read from DRAM
+    bytes_written: int = 0  # bytes delivered (a multicast counts once per destination)
+    multicasts: int = 0  # multicast writes issued (data and semaphore sets)
+
+
 class Noc:
     """Moves bytes between nodes' L1 and DRAM banks, and counts traffic."""
 
@@ -28,6 +39,7 @@ class Noc:
         self.grid = grid
         self.bytes_read = 0
         self.bytes_written = 0
+        self.per_node: dict[tuple[int, int], NodeTraffic] = {}  # reset per launch by Device
         # Nodes whose memory a slow-path request wrote (semaphores, DFB words may have
         # changed there); the issuing hart checks their waiting harts and clears it.
         self.signalled: set = set()
@@ -46,6 +58,7 @@ class Noc:
         host, dram_end, num_banks, l1 = dram.host_view, dram.end, dram.num_banks, node.l1_view
         l1_size = len(l1)
         read = written = 0
+        fast_read = fast_written = 0  # flushed into `read`/`written` totals before slow paths
         log = self.log
         try:
             for i in range(0, len(words), _WORDS):
@@ -83,6 +96,7 @@ class Noc:
                         continue
                 self.bytes_read += read
                 self.bytes_written += written
+                fast_read, fast_written = fast_read + read, fast_written + written
                 read = written = 0
                 try:
                     self.execute(
@@ -93,18 +107,30 @@ class Noc:
         finally:
             self.bytes_read += read
             self.bytes_written += written
+            traffic = self.traffic(node)
+            traffic.dram_bytes_read += fast_read + read
+            traffic.bytes_written += fast_written + written
 
     def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
         """Runs one NOC request issued by ``node``."""
+        traffic = self.traffic(node)
         if cmd == memmap.NOC_READ:
             node.resolve(dst & 0xFFFFFFFF, size)[:] = self._load(src, size, "read from")
             self.signalled.add(node)
             self.bytes_read += size
+            if src >> 32 & memmap.NOC_DRAM_FLAG:
+                traffic.dram_bytes_read += size
         elif cmd == memmap.NOC_WRITE:
             self._store(dst, node.resolve(src & 0xFFFFFFFF, size), "write to")
             self.bytes_written += size
+            traffic.bytes_written += size
         elif cmd == memmap.NOC_WRITE_MCAST:
-            self._multicast(node, src & 0xFFFFFFFF, dst, size, extra)
+            loopback = bool(extra & memmap.NOC_MCAST_LOOPBACK)
+            reached = self._multicast(
+                node, src & 0xFFFFFFFF, dst, size, extra & ~memmap.NOC_MCAST_LOOPBACK, loopback
+            )
+            traffic.multicasts += 1
+            traffic.bytes_written += size * reached
         elif cmd == memmap.NOC_SEM_INC:
             what = "semaphore increment at"
             value = int(self._load(dst, 4, what).view(np.uint32)[0])
@@ -113,6 +139,13 @@ class Noc:
             )
         else:
             raise DeviceFault(f"unknown NOC command {cmd}")
+
+    def traffic(self, node) -> NodeTraffic:
+        """The traffic counters of ``node`` in this launch (created on first use)."""
+        t = self.per_node.get(node.coord)
+        if t is None:
+            t = self.per_node[node.coord] = NodeTraffic()
+        return t
 
     def _node(self, x: int, y: int, what: str):
         node = self.nodes.get((x, y))
@@ -151,7 +184,10 @@ class Noc:
             raise DeviceFault(f"NOC {what} a multicast address (use noc_async_write_multicast)")
         return self._node(x0, y0, what)
 
-    def _multicast(self, node, src: int, noc_addr: int, size: int, num_dests: int) -> None:
+    def _multicast(
+        self, node, src: int, noc_addr: int, size: int, num_dests: int, loopback: bool
+    ) -> int:
+        """Writes to every node of the rectangle (the sender only with ``loopback``)."""
         hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
         x0, y0, x1, y1 = hi & 0xFF, hi >> 8 & 0xFF, hi >> 16 & 0xFF, hi >> 24 & 0xFF
         if hi & memmap.NOC_DRAM_FLAG or x1 < x0 or y1 < y0:
@@ -161,15 +197,20 @@ class Noc:
             )
         data = node.resolve(src, size).copy()
         dests = [
-            (x, y) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1) if (x, y) != node.coord
+            (x, y)
+            for y in range(y0, y1 + 1)
+            for x in range(x0, x1 + 1)
+            if loopback or (x, y) != node.coord
         ]
         if num_dests != len(dests):
+            sender = "included (loopback)" if loopback else "excluded"
             raise DeviceFault(
                 f"multicast to ({x0},{y0})-({x1},{y1}) reaches {len(dests)} nodes (the sender "
-                f"is excluded) but num_dests is {num_dests}"
+                f"is {sender}) but num_dests is {num_dests}"
             )
         for x, y in dests:
             target = self._node(x, y, "multicast to")
             target.resolve(addr, size)[:] = data
             self.signalled.add(target)
         self.bytes_written += size * len(dests)
+        return len(dests)

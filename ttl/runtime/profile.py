@@ -44,6 +44,8 @@ class CallProfile:
     profiled: bool  # instructions and waits measured
     kernels: list[KernelStats]
     dfb_counts: list[DfbCount] = field(default_factory=list)  # traced calls only
+    # Per node, keyed "x,y" (JSON keys are strings): the NOC requests it issued (noc.NodeTraffic).
+    noc_traffic: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_report(
@@ -71,6 +73,7 @@ class CallProfile:
             report.profiled,
             list(report.kernels),
             list(report.dfb_counts),
+            {f"{x},{y}": t for (x, y), t in report.noc_traffic.items()},
         )
 
 
@@ -100,6 +103,9 @@ class Profile:
                 f"  tiles moved {tiles}  (NOC {c.noc_bytes_read} B read, "
                 f"{c.noc_bytes_written} B written)  cop ops {c.coprocessor_ops}"
             )
+            if any(t.multicasts for t in c.noc_traffic.values()):
+                per_node = "  ".join(f"({xy}) {t.multicasts}" for xy, t in c.noc_traffic.items())
+                out.append(f"  NOC multicasts per node: {per_node}")
             out.append(_indent(kernel_table(c.kernels, c.profiled)))
             if any(k.signposts for k in c.kernels):
                 out.append(_indent(signpost_table(c.kernels)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ttl.runtime.errors import DeadlockError, LivelockError
 from ttl.runtime.hart import Hart, HartState
@@ -47,6 +48,18 @@ class RunReport:
     page_size: int | None = None  # the DFBs' page size when they all have one
     profiled: bool = False  # instructions and waited were measured
     dfb_counts: list[DfbCount] = field(default_factory=list)  # traced: DFB counter changes
+    # Per node (x, y): the NOC requests it issued (noc.NodeTraffic).
+    noc_traffic: dict[tuple[int, int], Any] = field(default_factory=dict)
+
+    @property
+    def dram_bytes_read(self) -> int:
+        """Bytes all nodes read from DRAM over the NOC."""
+        return sum(t.dram_bytes_read for t in self.noc_traffic.values())
+
+    @property
+    def multicasts(self) -> int:
+        """Multicast writes issued by all nodes."""
+        return sum(t.multicasts for t in self.noc_traffic.values())
 
     @property
     def tiles_moved(self) -> int | None:

@@ -66,7 +66,7 @@ def transfer(
         return NocTransfer(
             kind,
             local_address(src),
-            multicast_address(dst) + f" ({extra} nodes)",
+            multicast_address(dst) + f" ({extra & ~memmap.NOC_MCAST_LOOPBACK} nodes)",
             size,
             issued_after,
             done,

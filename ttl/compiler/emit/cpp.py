@@ -23,6 +23,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.compute_config import ComputeConfig
+from ttl.compiler.emit import pipes
 from ttl.compiler.emit.compute import emit_store
 from ttl.compiler.emit.debug import print_statement, signpost_statement
 from ttl.targets import Target
@@ -584,8 +585,23 @@ class KernelEmitter:
             self.indent(-1)
             self.line("}")
 
+    def op_PipeSendOp(self, op: d.PipeSendOp) -> None:
+        for text in pipes.send_lines(op, self.names[op.block], self.cb(op.landing)):
+            self.line(text)
+
+    def op_PipeRecvOp(self, op: d.PipeRecvOp) -> None:
+        pass  # the message is taken at wait(): see emit/pipes.py
+
     def op_TransferWaitOp(self, op: d.TransferWaitOp) -> None:
         copy = op.transfer.owner
+        if isinstance(copy, d.PipeSendOp):
+            self.line("noc_async_write_barrier();")
+            return
+        if isinstance(copy, d.PipeRecvOp):
+            blk, landing = self.names[copy.block], self.cb(copy.landing)
+            for text in pipes.receive_lines(copy, blk, landing, self.namer.fresh):
+                self.line(text)
+            return
         assert isinstance(copy, d.CopyOp)
         self.line("noc_async_read_barrier();" if copy.is_read else "noc_async_write_barrier();")
 

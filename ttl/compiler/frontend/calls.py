@@ -12,6 +12,7 @@ from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend import unary_math
+from ttl.compiler.frontend.pipes import is_pipe_value
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.values import (
@@ -25,6 +26,7 @@ from ttl.compiler.frontend.values import (
     affine_of,
     is_scalar,
 )
+from ttl.pipes import PipeNet
 
 _NAW = "NAW, No Access while Writing"
 _ROR = "ROR, Read Only while Reading"
@@ -175,6 +177,8 @@ class CallsMixin(MixinBase):
             )
         a = self.args(node, ["src", "dst"], 2)
         src, dst = a["src"], a["dst"]
+        if is_pipe_value(src) or is_pipe_value(dst):
+            return self.pipe_copy(node, src, dst)
         if isinstance(src, SliceVal) and isinstance(dst, BlockHandle):
             blk, sl, is_read = dst, src, True
         elif isinstance(src, BlockHandle) and isinstance(dst, SliceVal):
@@ -328,6 +332,9 @@ class CallsMixin(MixinBase):
             h = BlockHandle(res, obj, m.method, node, self.loop_depth)
             self.handles.append(h)
             return h
+        if isinstance(obj, PipeNet):
+            self.call_pipe_net(m, node)
+            return None
         if isinstance(obj, TransferHandle):
             self.args(node, [], 0)
             if obj.waited:

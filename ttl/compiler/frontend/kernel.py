@@ -26,6 +26,7 @@ from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.debug import DebugMixin
 from ttl.compiler.frontend.extern import ExternMixin
+from ttl.compiler.frontend.pipes import PipesMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import (
     IDENT,
@@ -41,6 +42,7 @@ from ttl.compiler.frontend.values import (
 )
 from ttl.compiler.model import OperationModel, ThreadModel, is_unbound
 from ttl.errors import TTLCompileError
+from ttl.pipes import PipeNet
 from ttl.source import node_loc
 
 _UNSUPPORTED_HINTS: dict[type, tuple[str, str]] = {
@@ -102,6 +104,7 @@ class KernelCompiler(
     CallsMixin,
     ExternMixin,
     DebugMixin,
+    PipesMixin,
     ast.NodeVisitor,
 ):
     """Compiles one kernel function (never executed) from its AST."""
@@ -365,6 +368,9 @@ class KernelCompiler(
         elif isinstance(base, dsl.TensorArg):
             if attr in ("shape", "dtype"):
                 return getattr(base, attr)
+        elif isinstance(base, PipeNet):
+            if attr in ("if_src", "if_dst"):
+                return BoundMethod(base, attr)
         elif not isinstance(base, Dyn | bx.Expr | SliceVal | int | float | tuple | list) and (
             hasattr(base, attr)
         ):

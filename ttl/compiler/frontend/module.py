@@ -7,6 +7,7 @@ from xdsl.ir import Block, Region
 
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend.kernel import KernelCompiler
+from ttl.compiler.frontend.pipes import check_pipe_uses
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.model import OperationModel
 from ttl.targets import tile_bytes
@@ -18,6 +19,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
     body = Block()
     # Kernels first: compiling them may add accumulator DFBs (frontend/accumulate.py).
     kernels = [KernelCompiler(model, thread, symbols).compile() for thread in model.threads]
+    check_pipe_uses(symbols)
     for t in model.tensors:
         body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))
     for f in model.dfbs:
@@ -26,6 +28,8 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
             )
         )
+    if symbols.pipes.sends or symbols.pipes.receives:
+        body.add_op(d.PipeSyncOp(symbols.pipes.semaphores()))
     for kernel in kernels:
         body.add_op(kernel)
     op = d.OperationOp(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ttl.compiler import dialect as d
+from ttl.compiler.analysis.pipes import PipeTables
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.model import OperationModel
 
@@ -19,6 +20,7 @@ class ModuleSymbols:
             t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
         }
         self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
+        self.pipes = PipeTables(list(model.pipe_nets))
 
     def condition_ordinal(self, condition: Any) -> int:
         """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""

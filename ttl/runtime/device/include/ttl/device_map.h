@@ -112,6 +112,8 @@
 #define TTL_NOC_WRITE 2
 #define TTL_NOC_WRITE_MCAST 3
 #define TTL_NOC_SEM_INC 4
+// In a multicast request's extra word (num_dests): the sender is a destination too.
+#define TTL_NOC_MCAST_LOOPBACK 0x80000000u
 
 // Wait kinds. Mailbox: [0] a, [1] b, [2] kind, [3] call site; then call __ttl_yield.
 #define TTL_WAIT_RESERVE_BACK 1

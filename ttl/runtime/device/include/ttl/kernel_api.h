@@ -59,6 +59,11 @@ void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t 
 void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size);
 void noc_async_write_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
                                uint32_t size, uint32_t num_dests);
+// The _loopback_src variant also writes to the sender when it is in the rectangle
+// (num_dests counts it).
+void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
+                                            uint64_t dst_noc_addr_multicast, uint32_t size,
+                                            uint32_t num_dests);
 void noc_async_read_barrier();
 void noc_async_write_barrier();
 
@@ -95,6 +100,11 @@ uint32_t get_semaphore(uint32_t semaphore_id);
 void noc_semaphore_wait(volatile uint32_t* sem_addr, uint32_t val);
 void noc_semaphore_set(volatile uint32_t* sem_addr, uint32_t val);
 void noc_semaphore_inc(uint64_t sem_noc_addr, uint32_t incr);
+// Copies the local word at src_local_l1_addr to the semaphore at a multicast address.
+void noc_semaphore_set_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
+                                 uint32_t num_dests);
+void noc_semaphore_set_multicast_loopback_src(uint32_t src_local_l1_addr,
+                                              uint64_t dst_noc_addr_multicast, uint32_t num_dests);
 
 // ----------------------------------------------------------------- compute
 // Tile math runs on the modelled coprocessor, not on the RISC-V hart: these

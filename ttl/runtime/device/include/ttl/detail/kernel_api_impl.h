@@ -259,6 +259,13 @@ TTL_IMPL void noc_async_write_multicast(uint32_t src_local_l1_addr,
       TTL_CALL_SITE);
 }
 
+TTL_IMPL void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
+                                                     uint64_t dst_noc_addr_multicast,
+                                                     uint32_t size, uint32_t num_dests) {
+  noc(TTL_NOC_WRITE_MCAST, src_local_l1_addr, dst_noc_addr_multicast, size,
+      num_dests | TTL_NOC_MCAST_LOOPBACK, TTL_CALL_SITE);
+}
+
 TTL_IMPL void noc_async_read_barrier() { noc_flush(); }
 TTL_IMPL void noc_async_write_barrier() { noc_flush(); }
 
@@ -304,6 +311,20 @@ TTL_IMPL void noc_semaphore_set(volatile uint32_t* sem_addr, uint32_t val) { *se
 
 TTL_IMPL void noc_semaphore_inc(uint64_t sem_noc_addr, uint32_t incr) {
   noc(TTL_NOC_SEM_INC, 0, sem_noc_addr, 4, incr, TTL_CALL_SITE);
+}
+
+// A semaphore set to many nodes is a 4-byte multicast write, as on TT-Metal.
+TTL_IMPL void noc_semaphore_set_multicast(uint32_t src_local_l1_addr,
+                                          uint64_t dst_noc_addr_multicast, uint32_t num_dests) {
+  noc(TTL_NOC_WRITE_MCAST, src_local_l1_addr, dst_noc_addr_multicast, 4, num_dests,
+      TTL_CALL_SITE);
+}
+
+TTL_IMPL void noc_semaphore_set_multicast_loopback_src(uint32_t src_local_l1_addr,
+                                                       uint64_t dst_noc_addr_multicast,
+                                                       uint32_t num_dests) {
+  noc(TTL_NOC_WRITE_MCAST, src_local_l1_addr, dst_noc_addr_multicast, 4,
+      num_dests | TTL_NOC_MCAST_LOOPBACK, TTL_CALL_SITE);
 }
 
 // ----------------------------------------------------------------- compute
@@ -449,6 +470,9 @@ TTL_FORWARD_VOID(noc_async_write, (uint32_t src, uint64_t dst, uint32_t size), (
 TTL_FORWARD_VOID(noc_async_write_multicast,
                  (uint32_t src, uint64_t dst, uint32_t size, uint32_t num_dests),
                  (src, dst, size, num_dests))
+TTL_FORWARD_VOID(noc_async_write_multicast_loopback_src,
+                 (uint32_t src, uint64_t dst, uint32_t size, uint32_t num_dests),
+                 (src, dst, size, num_dests))
 TTL_FORWARD_VOID(noc_async_read_barrier, (), ())
 TTL_FORWARD_VOID(noc_async_write_barrier, (), ())
 
@@ -484,6 +508,10 @@ TTL_FORWARD(uint32_t, get_semaphore, (uint32_t semaphore_id), (semaphore_id))
 TTL_FORWARD_VOID(noc_semaphore_wait, (volatile uint32_t* sem_addr, uint32_t val), (sem_addr, val))
 TTL_FORWARD_VOID(noc_semaphore_set, (volatile uint32_t* sem_addr, uint32_t val), (sem_addr, val))
 TTL_FORWARD_VOID(noc_semaphore_inc, (uint64_t sem_noc_addr, uint32_t incr), (sem_noc_addr, incr))
+TTL_FORWARD_VOID(noc_semaphore_set_multicast, (uint32_t src, uint64_t dst, uint32_t num_dests),
+                 (src, dst, num_dests))
+TTL_FORWARD_VOID(noc_semaphore_set_multicast_loopback_src,
+                 (uint32_t src, uint64_t dst, uint32_t num_dests), (src, dst, num_dests))
 
 TTL_FORWARD_VOID(tile_regs_acquire, (), ())
 TTL_NOTHING(tile_regs_release, ())

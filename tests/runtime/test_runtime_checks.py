@@ -118,3 +118,17 @@ def test_integer_division_by_zero_stops_the_run(tmp_path):
     text = str(info.value)
     assert "at division.py:11 (kernels/read.cpp:" in text
     assert "integer division by zero (4 // 0 or 4 % 0)" in text
+
+
+def test_a_moved_operation_reports_its_new_line(tmp_path, monkeypatch):
+    # The same operation in two files of the same name, the second two lines lower: the
+    # JIT cache must not hand the second the first one's bundle (its C++ line comments).
+    monkeypatch.setenv("TTL_CACHE_DIR", str(tmp_path / "cache"))
+    a = np.ones((64, 64), ml_dtypes.bfloat16)
+    for shift, folder in ((0, "first"), (2, "second")):
+        path = tmp_path / folder / "prog.py"
+        path.parent.mkdir()
+        path.write_text("\n" * shift + PROGRAM.format(col="r + 1", row="r"))
+        with pytest.raises(KernelFaultError) as info:
+            jit.run_operation(load_operation(str(path), "op"), a, np.zeros_like(a))
+        assert f"at prog.py:{12 + shift} (kernels/read.cpp:" in str(info.value)

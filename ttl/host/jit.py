@@ -15,6 +15,7 @@ with exact instruction counts and wait measures when ``profile`` is on.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import linecache
 import os
@@ -38,6 +39,7 @@ from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
+from ttl.source import source_text
 from ttl.specs import TensorSpec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
@@ -200,6 +202,8 @@ def _run_on_device(
         # The source's file name is in the generated C++ (its line comments) and so in
         # every error a run reports: two files with the same operation differ.
         "source": os.path.basename(op.loc.filename),
+        # ... and its lines: moving the operation within its file changes them.
+        "source_sha256": hashlib.sha256(source_text(op.loc.filename).encode()).hexdigest(),
         "fp32_dest_acc_en": op.fp32_dest_acc_en,
         "dst_full_sync_en": op.dst_full_sync_en,
         "options": op.options.merge(overrides).to_string(),

@@ -223,8 +223,8 @@ class Hart:
         self._predicates: dict[tuple[int, int, int], Callable[[], bool]] = {}  # (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
         self.counted = False  # preempted once: run in counted quanta from now on
-        if self._local_dirty:  # a fresh buffer is zero: writing zeros would fault its pages in
-            self.local[:] = 0
+        if self._local_dirty:  # a fresh buffer is zero
+            memmap.zero(self.local)
         self._local_dirty = True
         for addr, data, _ in image.segments:
             off = addr - memmap.LOCAL_BASE

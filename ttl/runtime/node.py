@@ -42,8 +42,8 @@ class Node:
 
     def reset(self, dfbs: list[DFBConfig], dfb_bases: dict[int, int], semaphores: list[int]):
         """Prepares the node for a launch: clears L1, writes node info, DFB table, semaphores."""
-        if self._l1_dirty:  # a fresh buffer is zero: writing zeros would fault its pages in
-            self.l1[:] = 0
+        if self._l1_dirty:  # a fresh buffer is zero
+            memmap.zero(self.l1)
         self._l1_dirty = True
         self.regs[:] = 0
         self.harts = {}

@@ -31,6 +31,7 @@ DSL_MODULES = (
     "ttl.math",
     "ttl.operation",
     "ttl.options",
+    "ttl.semaphore",
     "ttl.source",
     "ttl.specs",
     "ttl.targets",

@@ -38,6 +38,12 @@ from ttl.extern import (
     raw_addr,
 )
 from ttl.operation import Operation, install_backend, operation
+from ttl.semaphore import (
+    GroupTransfer,
+    MulticastRemoteSemaphore,
+    Semaphore,
+    UnicastRemoteSemaphore,
+)
 from ttl.options import CompilerOptions
 from ttl.specs import TensorSpec
 
@@ -72,14 +78,18 @@ __all__ = [
     "DFBEffect",
     "DataflowBuffer",
     "DispatchCondition",
+    "GroupTransfer",
     "Kernel",
     "KernelKind",
+    "MulticastRemoteSemaphore",
     "Operation",
     "ScalarType",
+    "Semaphore",
     "SourceLoc",
     "TTLCompileError",
     "TensorArg",
     "TensorSpec",
+    "UnicastRemoteSemaphore",
     "bfloat16",
     "block",
     "call_extern_func",

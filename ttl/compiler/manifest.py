@@ -156,7 +156,7 @@ def build_manifest(
     grid = op.grid.get_values()
     written = written_tensors(kernels)
     compute = ComputeConfig.of(op).manifest_entry(get_target(op.target.data))
-    return {
+    manifest = {
         "schema": SCHEMA,
         "version": VERSION,
         "operation": {
@@ -186,6 +186,18 @@ def build_manifest(
         "extern_calls": _extern_calls(kernels),
         "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, _physical(dfbs.values()))),
     }
+    semaphores = [
+        {
+            "name": s.sym_name.data,
+            "index": s.index.value.data,
+            "initial_value": s.initial_value.value.data,
+        }
+        for s in op.body.ops
+        if isinstance(s, d.SemaphoreOp)
+    ]
+    if semaphores:  # only operations with semaphores carry the table
+        manifest["semaphores"] = semaphores
+    return manifest
 
 
 def dumps(manifest: dict[str, Any]) -> str:

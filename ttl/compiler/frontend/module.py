@@ -13,7 +13,7 @@ from ttl.targets import tile_bytes
 
 
 def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> ModuleOp:
-    """Tensors, DFBs and one ``ttl.kernel`` per kernel function, in declaration order."""
+    """Tensors, DFBs, semaphores and one ``ttl.kernel`` per kernel function, in order."""
     symbols = ModuleSymbols(model, include_dirs)
     body = Block()
     # Kernels first: compiling them may add accumulator DFBs (frontend/accumulate.py).
@@ -26,6 +26,8 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
             )
         )
+    for index, (name, initial) in enumerate(symbols.semaphores):
+        body.add_op(d.SemaphoreOp(name, index, initial))
     for kernel in kernels:
         body.add_op(kernel)
     op = d.OperationOp(

@@ -116,6 +116,12 @@ class KernelCompilerProtocol(Protocol):
 
     def _loc(self, node: ast.AST) -> FileLineColLoc: ...
 
+    def args(self, node: ast.Call, names: list[str], required: int) -> dict[str, Any]: ...
+
+    def per_node(self, v: Any) -> Any: ...  # SyncMixin
+
+    def call_sync_method(self, obj: Any, method: str, node: ast.Call) -> Any: ...  # SyncMixin
+
     def call_print(self, node: ast.Call) -> None: ...  # DebugMixin
 
     def signpost_name(self, expr: ast.expr) -> str | None: ...  # DebugMixin

@@ -19,6 +19,26 @@ class ModuleSymbols:
             t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
         }
         self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
+        # Semaphores by index: (symbol, initial value); the operation's own first, then one
+        # staging word per kernel that sets remote semaphores (sync.py).
+        self.semaphores: list[tuple[str, int]] = [
+            (s.name, s.initial_value) for s in model.semaphores
+        ]
+        self._semaphore_objects = list(model.semaphores)
+
+    def semaphore_symbol(self, semaphore: Any) -> str:
+        """The IR symbol of one of the operation's ``ttl.Semaphore`` objects."""
+        for s, (name, _) in zip(self._semaphore_objects, self.semaphores, strict=False):
+            if s is semaphore:
+                return name
+        raise KeyError(semaphore)
+
+    def staging_semaphore(self, kernel: str) -> str:
+        """The kernel's staging word for remote semaphore sets (allocated on first use)."""
+        name = f"{kernel}__staging"
+        if all(n != name for n, _ in self.semaphores):
+            self.semaphores.append((name, 0))
+        return name
 
     def condition_ordinal(self, condition: Any) -> int:
         """Ordinal of a ``ttl.DispatchCondition`` (first use over the operation = 0)."""

@@ -349,7 +349,10 @@ class KernelCompiler(
                 node,
                 "define it in the kernel, or at the operation's top level before the kernel",
             )
-        return self.per_node(value)
+        value = self.per_node(value)
+        if isinstance(value, Dyn) and value.value.name_hint is None:
+            value.value.name_hint = node.id  # a per-node top-level value keeps its name
+        return value
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
         return tuple(self.visit(e) for e in node.elts)

@@ -38,13 +38,13 @@ from ttl.extern import (
     raw_addr,
 )
 from ttl.operation import Operation, install_backend, operation
+from ttl.options import CompilerOptions
 from ttl.semaphore import (
     GroupTransfer,
     MulticastRemoteSemaphore,
     Semaphore,
     UnicastRemoteSemaphore,
 )
-from ttl.options import CompilerOptions
 from ttl.specs import TensorSpec
 
 

@@ -118,7 +118,9 @@ def test_multicast_range_remote_set_wait_ge_and_per_node_table(tmp_path):
         for n in range(5):
             np.testing.assert_array_equal(y[:, n * 32 : (n + 1) * 32], tile0)
         for n, src in enumerate((1, 2, 3, 3)):
-            np.testing.assert_array_equal(z[:, n * 32 : (n + 1) * 32], x[:, src * 32 : (src + 1) * 32])
+            np.testing.assert_array_equal(
+                z[:, n * 32 : (n + 1) * 32], x[:, src * 32 : (src + 1) * 32]
+            )
 
 
 STUCK = """\

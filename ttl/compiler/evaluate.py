@@ -209,7 +209,7 @@ def _name_semaphores(semaphores: list[Any], local_vars: dict[str, Any]) -> None:
 
 
 def _evaluate_per_node(
-    op: Operation, args: list[TensorArg], ctx: EvalContext, threads: list[ThreadModel]
+    op: _TopLevel, args: list[TensorArg], ctx: EvalContext, threads: list[ThreadModel]
 ) -> None:
     """Run the top level once more for every other node (it called ``ttl.node()``) and
     give each kernel the functions those runs defined; what the runs declare must agree."""

@@ -23,11 +23,7 @@ from xdsl.ir import SSAValue
 from ttl.compiler import dialect as d
 
 if TYPE_CHECKING:
-    from ttl.compiler.emit.cpp import KernelEmitter
-
-    _Base = KernelEmitter
-else:
-    _Base = object
+    from ttl.compiler.emit.cpp import Namer
 
 
 def semaphore_symbols(kernel: d.KernelOp) -> list[str]:
@@ -46,8 +42,21 @@ def semaphore_symbols(kernel: d.KernelOp) -> list[str]:
     return out
 
 
-class SyncEmitMixin(_Base):
+class SyncEmitMixin:
     """``op_*`` handlers for the semaphore ops, ``ttl.group_wait`` and ``ttl.node_table``."""
+
+    # Provided by KernelEmitter (which overrides these declarations).
+    kernel: d.KernelOp
+    namer: Namer
+    grid: tuple[int, int]
+
+    if TYPE_CHECKING:
+
+        def line(self, text: str) -> None: ...
+
+        def val(self, value: SSAValue) -> str: ...
+
+        def define(self, value: SSAValue, hint: str | None = None) -> str: ...
 
     def declare_semaphores(self, semaphores: dict[str, d.SemaphoreOp]) -> None:
         """Names and declarations of the semaphores this kernel uses, at its entry."""

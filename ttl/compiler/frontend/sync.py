@@ -242,7 +242,9 @@ class SyncMixin(MixinBase):
             check_count(value, node_loc(self.filename, where), "the semaphore value")
         elif not isinstance(value, Dyn) or value.kind != "int":
             self.fail(
-                f"a semaphore value must be an integer, got {self.describe(value)}", where, None
+                f"a semaphore value must be an integer, got {self.describe(value)}",
+                where,
+                "pass an int (ttl.Count), e.g. sem.set(1)",
             )
         return self.to_ssa(value, where)
 
@@ -251,9 +253,13 @@ class SyncMixin(MixinBase):
         if isinstance(obj, RemoteSem):
             return obj
         sem = self._own(obj.semaphore, node)
-        if isinstance(obj, UnicastRemoteSemaphore):
-            return RemoteSem(sem, tuple(self.per_node(obj.node)), False)
-        return RemoteSem(sem, tuple(self.per_node(obj.rect)), True)
+        multicast = isinstance(obj, MulticastRemoteSemaphore)
+        coords = tuple(self.per_node(obj.rect if multicast else obj.node))
+        names = ("x0", "y0", "x1", "y1") if multicast else ("x", "y")
+        for c, name in zip(coords, names, strict=True):
+            if isinstance(c, Dyn) and c.value.name_hint is None:
+                c.value.name_hint = f"{sem.name}_{name}"  # a per-node coordinate
+        return RemoteSem(sem, coords, multicast)
 
     def _node(self, coord: Any, node: ast.Call) -> tuple[Any, ...]:
         """(x, y) of a ``get_remote`` argument in a kernel (ints are checked now)."""
@@ -337,4 +343,5 @@ def _describe(v: Any) -> str:
     if isinstance(v, RemoteSem):
         kind = "multicast" if v.multicast else "unicast"
         return f"remote {kind} semaphore of '{v.semaphore.name}'"
-    return f"{type(v).__name__} of '{v.semaphore.name}'"
+    kind = "multicast" if isinstance(v, MulticastRemoteSemaphore) else "unicast"
+    return f"remote {kind} semaphore of '{v.semaphore.name}'"

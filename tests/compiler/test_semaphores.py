@@ -52,7 +52,7 @@ to_all.set(4)"""
         CHECK: ttl.semaphore_wait @count, %{{.*}} {minimum}
         CHECK: ttl.semaphore_set @ready
         CHECK: ttl.semaphore_remote @ready[%{{.*}}, %{{.*}}], %{{.*}} {action = "inc"}
-        CHECK: ttl.semaphore_remote @ready[{{.*}}] {action = "set", staging = @dm__staging}
+        CHECK: ttl.semaphore_remote @ready[{{.*}}], %{{.*}} {action = "set", staging = @dm__staging}
         CHECK: ttl.semaphore_multicast @count[{{.*}}], %{{.*}} {staging = @dm__staging}
         """,
     )

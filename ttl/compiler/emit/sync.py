@@ -15,15 +15,16 @@ excludes, so the sender sets its own word.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
 
-if TYPE_CHECKING:
-    from ttl.compiler.emit.cpp import Namer
+
+class _Namer(Protocol):
+    def fresh(self, hint: str | None, default: str = "v") -> str: ...
 
 
 def semaphore_symbols(kernel: d.KernelOp) -> list[str]:
@@ -47,7 +48,7 @@ class SyncEmitMixin:
 
     # Provided by KernelEmitter (which overrides these declarations).
     kernel: d.KernelOp
-    namer: Namer
+    namer: _Namer
     grid: tuple[int, int]
 
     if TYPE_CHECKING:

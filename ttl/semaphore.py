@@ -210,3 +210,5 @@ class GroupTransfer:
 
 
 setattr(GroupTransfer, INTRINSIC_ATTR, "group_transfer")
+
+SYNC_DSL_VALUES = (Semaphore, UnicastRemoteSemaphore, MulticastRemoteSemaphore)

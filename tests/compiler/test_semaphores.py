@@ -247,3 +247,22 @@ def test_a_float_that_differs_between_nodes_is_an_error(compile_error):
     )
     err = compile_error(source, "op", SPECS)
     assert "'scale' is a float value that differs between nodes" in err.message
+
+
+def test_semaphores_in_a_unified_operation_are_a_located_error(compile_error):
+    source = """\
+import ttl
+
+
+@ttl.operation(grid=(2, 1))
+def op(x, y):
+    sem = ttl.Semaphore()
+    dfb = ttl.make_dataflow_buffer_like(x, shape=(1, 1))
+    with dfb.reserve() as blk:
+        ttl.copy(x[0, 0], blk).wait()
+        sem.set(1)  # ERROR
+    with dfb.wait() as blk:
+        ttl.copy(blk, y[0, 0]).wait()
+"""
+    err = compile_error(source, "op", SPECS)
+    assert "'sem' is a semaphore: semaphores and group transfers are supported in" in err.message

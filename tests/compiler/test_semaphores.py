@@ -112,6 +112,11 @@ def _group(body: str) -> str:
     return GROUP.format(body="\n".join("            " + line for line in body.splitlines()))
 
 
+def test_semaphore_values_use_all_32_bits(compile_source):
+    cpp = compile_source(_program("ready.set(2**32 - 1)"), "op", SPECS).sources["dm.cpp"]
+    assert "noc_semaphore_set(sem_ready_ptr, (-1));" in cpp  # 0xffffffff as uint32_t
+
+
 def test_operations_without_semaphores_have_no_table(compile_source):
     result = compile_source(_group("ttl.copy(x[0, 0], blk).wait()"), "op", SPECS)
     assert "semaphores" not in result.manifest

@@ -240,6 +240,8 @@ class SyncMixin(MixinBase):
         where = node.args[0] if node.args else node
         if isinstance(value, int):
             check_count(value, node_loc(self.filename, where), "the semaphore value")
+            if value >= 2**31:  # the same 32 bits as an i32 constant (uint32_t in C++)
+                value -= 2**32
         elif not isinstance(value, Dyn) or value.kind != "int":
             self.fail(
                 f"a semaphore value must be an integer, got {self.describe(value)}",

@@ -17,7 +17,7 @@ from xdsl.dialects import arith
 
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend.protocol import MixinBase
-from ttl.compiler.frontend.values import Affine, Dyn, PySlice, TransferHandle
+from ttl.compiler.frontend.values import Affine, BoundMethod, Dyn, PySlice, TransferHandle
 from ttl.compiler.per_node import PerNode
 from ttl.semaphore import (
     MulticastRemoteSemaphore,
@@ -86,10 +86,9 @@ class SyncMixin(MixinBase):
                     term: Any = Dyn(coord, "int", Affine.var(coord))
                     if coef != 1:
                         term = self.int_binop(ast.Mult(), term, coef, self.stmt)
+                    no_sum_yet = isinstance(dyn_any, int) and dyn_any == 0
                     dyn_any = (
-                        term
-                        if dyn_any == 0
-                        else self.int_binop(ast.Add(), dyn_any, term, self.stmt)
+                        term if no_sum_yet else self.int_binop(ast.Add(), dyn_any, term, self.stmt)
                     )
             dyn = (
                 dyn_any if isinstance(dyn_any, Dyn) else Dyn(self.to_ssa(dyn_any, self.stmt), "int")
@@ -109,8 +108,6 @@ class SyncMixin(MixinBase):
         )
         methods = _METHODS[kind]
         if node.attr in methods:
-            from ttl.compiler.frontend.values import BoundMethod
-
             return BoundMethod(base, node.attr)
         self.fail(
             f"{_describe(base)} has no method '{node.attr}' in a kernel",

@@ -32,6 +32,7 @@ DSL_MODULES = (
     "ttl.operation",
     "ttl.pipes",
     "ttl.options",
+    "ttl.semaphore",
     "ttl.source",
     "ttl.specs",
     "ttl.targets",

@@ -40,6 +40,12 @@ from ttl.extern import (
 from ttl.operation import Operation, install_backend, operation
 from ttl.options import CompilerOptions
 from ttl.pipes import Pipe, PipeNet
+from ttl.semaphore import (
+    GroupTransfer,
+    MulticastRemoteSemaphore,
+    Semaphore,
+    UnicastRemoteSemaphore,
+)
 from ttl.specs import TensorSpec
 
 
@@ -75,16 +81,20 @@ __all__ = [
     "DFBEffect",
     "DataflowBuffer",
     "DispatchCondition",
+    "GroupTransfer",
     "Kernel",
     "KernelKind",
+    "MulticastRemoteSemaphore",
     "Operation",
     "Pipe",
     "PipeNet",
     "ScalarType",
+    "Semaphore",
     "SourceLoc",
     "TTLCompileError",
     "TensorArg",
     "TensorSpec",
+    "UnicastRemoteSemaphore",
     "bfloat16",
     "block",
     "call_extern_func",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttl._intrinsic import intrinsic
+from ttl._intrinsic import INTRINSIC_ATTR, intrinsic
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 from ttl.specs import TensorSpec
 from ttl.targets import COMPUTE, DATA_MOVEMENT
@@ -195,6 +195,9 @@ class EvalContext:
     dfbs: list[DataflowBuffer] = field(default_factory=list)
     threads: list[Thread] = field(default_factory=list)
     pipe_nets: list[Any] = field(default_factory=list)  # ttl.pipes.PipeNet, in creation order
+    semaphores: list[Any] = field(default_factory=list)  # ttl.semaphore.Semaphore
+    node: tuple[int, int] = (0, 0)  # the node ttl.node() returns at the top level
+    node_used: bool = False  # the top level called ttl.node(): evaluate it per node
 
 
 _CONTEXT: contextvars.ContextVar[EvalContext | None] = contextvars.ContextVar(
@@ -335,9 +338,31 @@ def grid_size(dims: int = 2) -> Any:
     return sizes[0] if dims == 1 else sizes
 
 
-@intrinsic("node")
+def flatten_node(coord: tuple[int, int], grid: tuple[int, int], dims: int) -> Any:
+    """TT-Lang's node coordinates in ``dims`` dimensions (x varies fastest when flattened)."""
+    x, y = coord
+    if dims == 1:
+        return x + y * grid[0]
+    return (x, y) + (0,) * (dims - 2)
+
+
 def node(dims: int = 2) -> Any:
-    """This node's coordinates (kernel bodies only): an int for dims=1, else (x, y, ...)."""
+    """This node's coordinates: an int for dims=1, else (x, y, ...).
+
+    In kernel bodies the compiler reads it as the running node's coordinates; at
+    an operation's top level it returns the node being evaluated, and the
+    compiler evaluates the top level once per node of the grid.
+    """
+    ctx = active_context("ttl.node()")
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        raise TTLCompileError(
+            f"dims must be a positive integer, got {dims!r}", caller_loc(2), "write dims=2"
+        )
+    ctx.node_used = True
+    return flatten_node(ctx.node, ctx.grid, dims)
+
+
+setattr(node, INTRINSIC_ATTR, "node")
 
 
 @intrinsic("signpost")

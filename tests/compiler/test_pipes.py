@@ -60,8 +60,11 @@ def test_scatter_gather_lowers_to_loopback_multicast(compile_source):
     )
     assert "noc_semaphore_set_multicast_loopback_src(get_semaphore(0)" in cpp
     assert "noc_semaphore_wait(pipe_valid, 1);" in cpp
-    # One constant, then (pending, valid) per slot.
-    assert result.manifest["semaphores"] == [1] + [0, 0] * 4
+    # One constant, then (pending, valid) per slot, numbered from 0.
+    names = ["pipe_one"] + [f"pipe{s}_{w}" for s in range(4) for w in ("pending", "valid")]
+    assert result.manifest["semaphores"] == [
+        {"name": n, "index": i, "initial_value": int(n == "pipe_one")} for i, n in enumerate(names)
+    ]
     landings = [d["name"] for d in result.manifest["logical_dfbs"] if "pipe_landing" in d["name"]]
     assert len(landings) == 4
 
@@ -79,7 +82,7 @@ def test_unicast_pipe_uses_noc_write_and_semaphore_increment(compile_source):
 
 def test_operation_without_pipe_copies_declares_no_semaphores(compile_source):
     source = program(send="pass", recv="pass")
-    assert compile_source(source, "op", SPECS).manifest["semaphores"] == []
+    assert "semaphores" not in compile_source(source, "op", SPECS).manifest
 
 
 def test_pipe_copy_outside_condition_body(compile_error):

@@ -1905,21 +1905,219 @@ class PipeRecvOp(_PipeCopyOp):
             raise VerifyException("a copy out of a pipe needs a reserved block")
 
 
+# ------------------------------------------------------------ semaphores
+
+_SYNC_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())  # L1 words and the NOC: keep in place
+
+
+def _require_data_movement(op: Operation) -> None:
+    if _kernel_of(op).is_compute:
+        raise VerifyException(f"'{op.name}' is only valid in data-movement kernels")
+
+
 @irdl_op_definition
-class PipeSyncOp(IRDLOperation):
-    """The semaphores pipe copies synchronise with (initial values, by semaphore id)."""
+class SemaphoreOp(IRDLOperation):
+    """Declares semaphore ``index`` of every node, with its initial value."""
 
-    name = "ttl.pipe_sync"
+    name = "ttl.semaphore"
 
-    semaphores = prop_def(DenseArrayBase)
+    sym_name = prop_def(SymbolNameConstraint())
+    index = prop_def(IntegerAttr[I64])
+    initial_value = prop_def(IntegerAttr[I64])
 
-    traits = traits_def(HasParent(OperationOp))
+    traits = traits_def(SymbolOpInterface(), HasParent(OperationOp))
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$sym_name attr-dict"
+
+    def __init__(self, name: str, index: int, initial_value: int):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "index": IntegerAttr(index, i64),
+                "initial_value": IntegerAttr(initial_value, i64),
+            }
+        )
+
+    def verify_(self) -> None:
+        if not 0 <= self.initial_value.value.data < 2**32:
+            raise VerifyException("a semaphore's initial value must be in [0, 2**32)")
+
+
+@irdl_op_definition
+class SemaphoreWaitOp(IRDLOperation):
+    """Block until the local semaphore equals ``value`` (``minimum``: is at least it)."""
+
+    name = "ttl.semaphore_wait"
+
+    semaphore = prop_def(FlatSymbolRefAttr)
+    minimum = opt_prop_def(UnitAttr)
+    value = operand_def(i32)
+
+    traits = traits_def(*_SYNC_EFFECTS)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$semaphore `,` $value attr-dict"
+
+    def __init__(self, semaphore: str, value: SSAValue, minimum: bool):
+        props: dict[str, Attribute] = {"semaphore": SymbolRefAttr(semaphore)}
+        if minimum:
+            props["minimum"] = UnitAttr()
+        super().__init__(properties=props, operands=[value])
+
+    def verify_(self) -> None:
+        _require_data_movement(self)
+
+
+@irdl_op_definition
+class SemaphoreSetOp(IRDLOperation):
+    """Set the local semaphore to ``value``."""
+
+    name = "ttl.semaphore_set"
+
+    semaphore = prop_def(FlatSymbolRefAttr)
+    value = operand_def(i32)
+
+    traits = traits_def(*_SYNC_EFFECTS)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$semaphore `,` $value attr-dict"
+
+    def __init__(self, semaphore: str, value: SSAValue):
+        super().__init__(properties={"semaphore": SymbolRefAttr(semaphore)}, operands=[value])
+
+    def verify_(self) -> None:
+        _require_data_movement(self)
+
+
+@irdl_op_definition
+class SemaphoreRemoteOp(IRDLOperation):
+    """``set`` or ``inc`` the semaphore of node (x, y) over the NOC.
+
+    A remote ``set`` writes the value from the kernel's ``staging`` semaphore word
+    (NOC writes copy from L1, as TT-Metal's ``noc_semaphore_set_remote``).
+    """
+
+    name = "ttl.semaphore_remote"
+
+    semaphore = prop_def(FlatSymbolRefAttr)
+    action = prop_def(StringAttr)
+    staging = opt_prop_def(FlatSymbolRefAttr)
+    x = operand_def(i32)
+    y = operand_def(i32)
+    value = operand_def(i32)
+
+    traits = traits_def(*_SYNC_EFFECTS)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$semaphore `[` $x `,` $y `]` `,` $value attr-dict"
+
+    def __init__(
+        self,
+        semaphore: str,
+        action: str,
+        coord: Sequence[SSAValue],
+        value: SSAValue,
+        staging: str | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "semaphore": SymbolRefAttr(semaphore),
+            "action": StringAttr(action),
+        }
+        if staging is not None:
+            props["staging"] = SymbolRefAttr(staging)
+        super().__init__(properties=props, operands=[*coord, value])
+
+    def verify_(self) -> None:
+        _require_data_movement(self)
+        if self.action.data not in ("set", "inc"):
+            raise VerifyException("a remote semaphore action is 'set' or 'inc'")
+        if (self.action.data == "set") != (self.staging is not None):
+            raise VerifyException("a remote semaphore set (only) needs a staging semaphore")
+
+
+@irdl_op_definition
+class SemaphoreMulticastOp(IRDLOperation):
+    """Set the semaphore on every node of the rectangle [x0..x1] x [y0..y1] (inclusive),
+    the sender included when it lies inside; the value goes out of ``staging``."""
+
+    name = "ttl.semaphore_multicast"
+
+    semaphore = prop_def(FlatSymbolRefAttr)
+    staging = prop_def(FlatSymbolRefAttr)
+    x0 = operand_def(i32)
+    y0 = operand_def(i32)
+    x1 = operand_def(i32)
+    y1 = operand_def(i32)
+    value = operand_def(i32)
+
+    traits = traits_def(*_SYNC_EFFECTS)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$semaphore `[` $x0 `,` $y0 `,` $x1 `,` $y1 `]` `,` $value attr-dict"
+
+    def __init__(self, semaphore: str, rect: Sequence[SSAValue], value: SSAValue, staging: str):
+        super().__init__(
+            properties={"semaphore": SymbolRefAttr(semaphore), "staging": SymbolRefAttr(staging)},
+            operands=[*rect, value],
+        )
+
+    def verify_(self) -> None:
+        _require_data_movement(self)
+
+
+@irdl_op_definition
+class GroupWaitOp(IRDLOperation):
+    """``GroupTransfer.wait_all()``: wait for the group's reads and/or writes."""
+
+    name = "ttl.group_wait"
+
+    reads = opt_prop_def(UnitAttr)
+    writes = opt_prop_def(UnitAttr)
+
+    traits = traits_def(*_SYNC_EFFECTS)
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "attr-dict"
 
-    def __init__(self, semaphores: list[int]):
-        super().__init__(properties={"semaphores": DenseArrayBase.from_list(i64, semaphores)})
+    def __init__(self, reads: bool, writes: bool):
+        props: dict[str, Attribute] = {}
+        if reads:
+            props["reads"] = UnitAttr()
+        if writes:
+            props["writes"] = UnitAttr()
+        super().__init__(properties=props)
+
+
+@irdl_op_definition
+class NodeTableOp(IRDLOperation):
+    """A top-level integer that differs between nodes: ``values[y * grid_x + x]``."""
+
+    name = "ttl.node_table"
+
+    values = prop_def(DenseArrayBase)
+    result = result_def(i32)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, values: Sequence[int]):
+        super().__init__(
+            properties={"values": DenseArrayBase.from_list(i32, list(values))}, result_types=[i32]
+        )
+
+
+SYNC_OPS = (
+    SemaphoreOp,
+    SemaphoreWaitOp,
+    SemaphoreSetOp,
+    SemaphoreRemoteOp,
+    SemaphoreMulticastOp,
+    GroupWaitOp,
+    NodeTableOp,
+)
 
 
 TTL = Dialect(
@@ -1962,7 +2160,7 @@ TTL = Dialect(
         CallExternOp,
         PipeSendOp,
         PipeRecvOp,
-        PipeSyncOp,
+        *SYNC_OPS,
     ],
     [
         KernelKindAttr,

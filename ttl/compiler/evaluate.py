@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from ttl.compiler.analysis.kernels import resolve_thread_kernels
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.model import OperationModel, ThreadModel
+from ttl.compiler.per_node import node_order
 from ttl.dsl import (
     _CONTEXT,
     DataflowBuffer,
@@ -28,6 +29,7 @@ from ttl.errors import SourceLoc, TTLCompileError
 from ttl.identity import bind_handles
 from ttl.operation import Operation
 from ttl.options import CompilerOptions
+from ttl.semaphore import Semaphore
 from ttl.source import function_def, node_loc
 from ttl.specs import TensorSpec
 from ttl.targets import Target
@@ -202,6 +204,45 @@ def _name_dfbs(dfbs: list[DataflowBuffer], local_vars: dict[str, Any]) -> None:
         dfb.name = names.get(dfb.order, f"dfb{dfb.order}")
 
 
+def _name_semaphores(semaphores: list[Any], local_vars: dict[str, Any]) -> None:
+    for name in sorted(local_vars, reverse=True):  # the first name in order wins
+        value = local_vars[name]
+        if isinstance(value, Semaphore):
+            value.name = name
+
+
+def _evaluate_per_node(
+    op: _TopLevel, args: list[TensorArg], ctx: EvalContext, threads: list[ThreadModel]
+) -> None:
+    """Run the top level once more for every other node (it called ``ttl.node()``) and
+    give each kernel the functions those runs defined; what the runs declare must agree."""
+    runs = []
+    for coord in node_order(ctx.grid)[1:]:
+        node_ctx = EvalContext(grid=ctx.grid, node=coord)
+        _run_top_level(op, args, node_ctx)
+        differs = _declarations(node_ctx) != _declarations(ctx)
+        if differs:
+            raise TTLCompileError(
+                f"the top level of operation '{op.name}' declares different kernels, dataflow "
+                f"buffers or semaphores on node {coord} than on node (0, 0)",
+                op.loc,
+                "ttl.node() at the top level may change values the kernels use, not what the "
+                "operation declares; declare the same objects on every node",
+            )
+        runs.append(node_ctx)
+    for i, model in enumerate(threads):
+        model.node_fns = tuple(r.threads[i].fn for r in runs)
+        model.grid = ctx.grid
+
+
+def _declarations(ctx: EvalContext) -> tuple[Any, ...]:
+    return (
+        [(t.kind, t.fn.__name__) for t in ctx.threads],
+        [(f.tensor.name, f.shape, f.block_count) for f in ctx.dfbs],
+        [s.initial_value for s in ctx.semaphores],
+    )
+
+
 def _thread_models(op: Operation, ctx: EvalContext) -> list[ThreadModel]:
     models: list[ThreadModel] = []
     seen: dict[str, ThreadModel] = {}
@@ -272,12 +313,22 @@ def evaluate_operation(
     runner = unified.HostRun(op, filename, def_node) if is_unified else op
     local_vars = _run_top_level(runner, args, ctx)
     _name_dfbs(ctx.dfbs, local_vars)
+    _name_semaphores(ctx.semaphores, local_vars)
+    if ctx.node_used and is_unified:
+        raise TTLCompileError(
+            f"operation '{op.name}' calls ttl.node() at its top level, which is supported "
+            "in operations with @ttl.compute()/@ttl.datamovement() kernel functions only",
+            op.loc,
+            "call ttl.node() inside the unified body where you use it",
+        )
     # Handles declared by a static top-level assignment in the body bind here.
     bind_handles(op, [(n, local_vars[n]) for n in sorted(local_vars)])
     if is_unified:
         threads, split_plan = unified.unified_threads(op, filename, def_node, local_vars)
     else:
         threads, split_plan = _thread_models(op, ctx), None
+        if ctx.node_used:
+            _evaluate_per_node(runner, args, ctx, threads)
     return OperationModel(
         name=op.name,
         filename=filename,
@@ -293,4 +344,5 @@ def evaluate_operation(
         compute=compute,
         options=merged,
         pipe_nets=list(ctx.pipe_nets),
+        semaphores=list(ctx.semaphores),
     )

@@ -156,7 +156,7 @@ def build_manifest(
     grid = op.grid.get_values()
     written = written_tensors(kernels)
     compute = ComputeConfig.of(op).manifest_entry(get_target(op.target.data))
-    return {
+    manifest = {
         "schema": SCHEMA,
         "version": VERSION,
         "operation": {
@@ -184,15 +184,20 @@ def build_manifest(
             "common": [],
         },
         "extern_calls": _extern_calls(kernels),
-        # Semaphore initial values by id (the same on every node): pipe synchronisation.
-        "semaphores": [
-            int(v)
-            for sync in op.body.ops
-            if isinstance(sync, d.PipeSyncOp)
-            for v in sync.semaphores.get_values()
-        ],
         "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, _physical(dfbs.values()))),
     }
+    semaphores = [
+        {
+            "name": s.sym_name.data,
+            "index": s.index.value.data,
+            "initial_value": s.initial_value.value.data,
+        }
+        for s in op.body.ops
+        if isinstance(s, d.SemaphoreOp)
+    ]
+    if semaphores:  # only operations with semaphores carry the table
+        manifest["semaphores"] = semaphores
+    return manifest
 
 
 def dumps(manifest: dict[str, Any]) -> str:

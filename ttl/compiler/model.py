@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ttl.compiler.compute_config import ComputeConfig
+from ttl.compiler.per_node import merge
 from ttl.dsl import DataflowBuffer, KernelKind, TensorArg, Thread
 from ttl.errors import SourceLoc
 from ttl.options import CompilerOptions
@@ -31,20 +33,35 @@ class ThreadModel:
     filename: str
     def_node: ast.FunctionDef
     logical_kernel: str = ""  # ``<operation>.<handle capture name | function name>``
+    # When the top level called ttl.node(): this kernel's function as each other node's
+    # evaluation defined it (per_node.node_order without the first node), and the grid.
+    node_fns: tuple[Callable[..., Any], ...] = ()
+    grid: tuple[int, int] = (1, 1)
 
     def lookup(self, name: str) -> Any:
-        """Resolve a free name of the kernel body: closure, then globals, then builtins."""
-        fn = self.thread.fn
-        code = fn.__code__
-        if name in code.co_freevars and fn.__closure__ is not None:
-            cell = fn.__closure__[code.co_freevars.index(name)]
-            try:
-                return cell.cell_contents
-            except ValueError:
-                return UNBOUND
-        if name in fn.__globals__:
-            return fn.__globals__[name]
-        return getattr(builtins, name, UNBOUND)
+        """Resolve a free name of the kernel body: closure, then globals, then builtins.
+
+        With per-node evaluations, values that differ between nodes are merged
+        (:func:`ttl.compiler.per_node.merge`; may raise ``NodeVariesError``).
+        """
+        value = _lookup(self.thread.fn, name)
+        if not self.node_fns or value is UNBOUND:
+            return value
+        values = [value, *(_lookup(fn, name) for fn in self.node_fns)]
+        return merge(values, self.grid)
+
+
+def _lookup(fn: Callable[..., Any], name: str) -> Any:
+    code = fn.__code__
+    if name in code.co_freevars and fn.__closure__ is not None:
+        cell = fn.__closure__[code.co_freevars.index(name)]
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return UNBOUND
+    if name in fn.__globals__:
+        return fn.__globals__[name]
+    return getattr(builtins, name, UNBOUND)
 
 
 @dataclass
@@ -69,6 +86,7 @@ class OperationModel:
         default_factory=CompilerOptions
     )  # the ttl.CompilerOptions in effect
     pipe_nets: list[Any] = field(default_factory=list)  # ttl.pipes.PipeNet, in creation order
+    semaphores: list[Any] = field(default_factory=list)  # ttl.semaphore.Semaphore, in order
 
 
 def is_unbound(value: Any) -> bool:

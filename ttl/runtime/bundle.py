@@ -66,7 +66,8 @@ class Bundle:
     dfbs: list[DFBConfig]
     kernels: list[BundleKernel]
     per_node_args: list[dict]
-    semaphores: list[int] = field(default_factory=list)  # initial values, by semaphore id
+    semaphores: list[int] = field(default_factory=list)  # initial values, by index
+    semaphore_names: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{t.name}: {t.dtype}{list(t.shape)}" for t in self.tensors)
@@ -155,12 +156,33 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             )
     if m["runtime_args"].get("common"):
         raise BundleError(f"{where}: common runtime args are not supported in manifest v1")
-    semaphores = m.get("semaphores", [])
-    if not isinstance(semaphores, list) or not all(isinstance(v, int) for v in semaphores):
-        raise BundleError(f"{where}: 'semaphores' must be a list of initial values")
+    sems = _semaphores(m, where)
     return Bundle(
-        root, m, m["operation"]["name"], target, grid, tensors, dfbs, kernels, args, semaphores
+        root,
+        m,
+        m["operation"]["name"],
+        target,
+        grid,
+        tensors,
+        dfbs,
+        kernels,
+        args,
+        [e["initial_value"] for e in sems],
+        [str(e["name"]) for e in sems],
     )
+
+
+def _semaphores(m: dict, where: str) -> list[dict]:
+    """The manifest's semaphore entries, by index (none before operations had them)."""
+    entries = sorted(m.get("semaphores", []), key=lambda e: e["index"])
+    if [e["index"] for e in entries] != list(range(len(entries))) or not all(
+        isinstance(e["initial_value"], int) and 0 <= e["initial_value"] < 2**32 for e in entries
+    ):
+        raise BundleError(
+            f"{where}: the semaphore table must number semaphores 0..n-1 with initial values "
+            "in [0, 2**32): rebuild the operation with the matching ttl compiler"
+        )
+    return entries
 
 
 def _bundle_files(m: dict, where: str) -> dict[str, str]:
@@ -236,6 +258,7 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
         kernels=[KernelSpec(k.name, k.image, k.slot, args, dst=k.dst) for k in bundle.kernels],
         dfbs=bundle.dfbs,
         semaphores=bundle.semaphores,
+        semaphore_names=bundle.semaphore_names,
     )
     dev.launch(program)
     results = []

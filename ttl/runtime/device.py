@@ -165,6 +165,7 @@ class Device:
             raise LaunchError(f"{len(sems)} semaphores requested; a node has {memmap.SEM_MAX}")
         for node in self.nodes.values():
             node.reset(program.dfbs, bases, sems)
+            node.semaphore_names = program.semaphore_names
             if self.trace:
                 node.start_counting()
         start = time.perf_counter()

@@ -46,3 +46,4 @@ class Program:
     kernels: list[KernelSpec]
     dfbs: list[DFBConfig] = field(default_factory=list)
     semaphores: Sequence[int] = ()
+    semaphore_names: Sequence[str] = ()  # their TT-Lang names, for deadlock reports

@@ -41,10 +41,14 @@ class Wait:
         """The state the wait depends on: DFB counters or the semaphore's value."""
         if self.kind in _DFB_WAITS:
             return node.dfbs[self.a].describe()
+        index = (self.a - memmap.NODE_REGS_BASE - memmap.SEM_OFFSET) // 4
+        names = node.semaphore_names
+        known = self.a % 4 == 0 and 0 <= index < len(names)
+        named = f"semaphore '{names[index]}' (index {index}): " if known else ""
         try:
-            return f"current value {node.read_word(self.a)}"
+            return f"{named}current value {node.read_word(self.a)}"
         except DeviceFault:
-            return "current value unreadable"
+            return f"{named}current value unreadable"
 
 
 def predicate(node, w: Wait) -> Callable[[], bool]:

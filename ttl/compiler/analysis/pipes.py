@@ -60,9 +60,15 @@ class PipeTables:
     def num_slots(self) -> int:
         return max(self.slots.values(), default=-1) + 1
 
-    def semaphores(self) -> list[int]:
-        """Initial semaphore values: the constant 1, then (pending, valid) per slot."""
-        return [1] + [0, 0] * self.num_slots if self.slots else []
+    def semaphore_table(self) -> list[tuple[str, int]]:
+        """The pipes' semaphores by id, (name, initial value): the constant 1, then
+        (pending, valid) per slot; none without pipes."""
+        if not self.slots:
+            return []
+        table = [("pipe_one", 1)]
+        for slot in range(self.num_slots):
+            table += [(f"pipe{slot}_pending", 0), (f"pipe{slot}_valid", 0)]
+        return table
 
     @staticmethod
     def pending_semaphore(slot: int) -> int:

@@ -15,6 +15,7 @@ from ttl.compiler.frontend import unary_math
 from ttl.compiler.frontend.pipes import is_pipe_value
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
+from ttl.compiler.frontend.sync import SYNC_VALUES
 from ttl.compiler.frontend.values import (
     Affine,
     BlockHandle,
@@ -315,6 +316,8 @@ class CallsMixin(MixinBase):
     # ------------------------------------------------------------ methods
     def call_method(self, m: BoundMethod, node: ast.Call) -> Any:
         obj = m.obj
+        if isinstance(obj, SYNC_VALUES):
+            return self.call_sync_method(obj, m.method, node)
         if isinstance(obj, dsl.DataflowBuffer):
             for kw in node.keywords:
                 if kw.arg == "kernel":

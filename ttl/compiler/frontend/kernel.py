@@ -28,6 +28,7 @@ from ttl.compiler.frontend.debug import DebugMixin
 from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.pipes import PipesMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
+from ttl.compiler.frontend.sync import SYNC_VALUES, SyncMixin
 from ttl.compiler.frontend.values import (
     IDENT,
     Affine,
@@ -41,6 +42,7 @@ from ttl.compiler.frontend.values import (
     is_scalar,
 )
 from ttl.compiler.model import OperationModel, ThreadModel, is_unbound
+from ttl.compiler.per_node import NodeVariesError
 from ttl.errors import TTLCompileError
 from ttl.pipes import PipeNet
 from ttl.source import node_loc
@@ -105,6 +107,7 @@ class KernelCompiler(
     ExternMixin,
     DebugMixin,
     PipesMixin,
+    SyncMixin,
     ast.NodeVisitor,
 ):
     """Compiles one kernel function (never executed) from its AST."""
@@ -334,13 +337,24 @@ class KernelCompiler(
             if isinstance(value, Poison):
                 self.fail(value.reason, node, "define the value before the loop or branch")
             return value
-        value = self.thread.lookup(node.id)
+        try:
+            value = self.thread.lookup(node.id)
+        except NodeVariesError as e:
+            self.fail(
+                f"'{node.id}' is {e} that differs between nodes (the top level calls "
+                "ttl.node()); only integers, bools and tuples of them may differ",
+                node,
+                "compute the per-node value as an integer at the top level",
+            )
         if is_unbound(value):
             self.fail(
                 f"name '{node.id}' is not defined",
                 node,
                 "define it in the kernel, or at the operation's top level before the kernel",
             )
+        value = self.per_node(value)
+        if isinstance(value, Dyn) and value.value.name_hint is None:
+            value.value.name_hint = node.id  # a per-node top-level value keeps its name
         return value
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
@@ -371,6 +385,8 @@ class KernelCompiler(
         elif isinstance(base, PipeNet):
             if attr in ("if_src", "if_dst"):
                 return BoundMethod(base, attr)
+        elif isinstance(base, SYNC_VALUES):
+            return self.sync_attribute(base, node)
         elif not isinstance(base, Dyn | bx.Expr | SliceVal | int | float | tuple | list) and (
             hasattr(base, attr)
         ):

@@ -14,7 +14,7 @@ from ttl.targets import tile_bytes
 
 
 def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> ModuleOp:
-    """Tensors, DFBs and one ``ttl.kernel`` per kernel function, in declaration order."""
+    """Tensors, DFBs, semaphores and one ``ttl.kernel`` per kernel function, in order."""
     symbols = ModuleSymbols(model, include_dirs)
     body = Block()
     # Kernels first: compiling them may add accumulator DFBs (frontend/accumulate.py).
@@ -28,8 +28,11 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
             )
         )
-    if symbols.pipes.sends or symbols.pipes.receives:
-        body.add_op(d.PipeSyncOp(symbols.pipes.semaphores()))
+    semaphores = symbols.semaphores
+    if not (symbols.pipes.sends or symbols.pipes.receives):  # pipe nets no copy uses
+        semaphores = semaphores[len(symbols.pipes.semaphore_table()) :]
+    for index, (name, initial) in enumerate(semaphores):
+        body.add_op(d.SemaphoreOp(name, index, initial))
     for kernel in kernels:
         body.add_op(kernel)
     op = d.OperationOp(

@@ -116,14 +116,24 @@ class KernelCompilerProtocol(Protocol):
 
     def _loc(self, node: ast.AST) -> FileLineColLoc: ...
 
+    def args(self, node: ast.Call, names: list[str], required: int) -> dict[str, Any]: ...
+
+    def per_node(self, v: Any) -> Any: ...  # SyncMixin
+
+    def call_sync_method(self, obj: Any, method: str, node: ast.Call) -> Any: ...  # SyncMixin
+
     def call_print(self, node: ast.Call) -> None: ...  # DebugMixin
 
     def signpost_name(self, expr: ast.expr) -> str | None: ...  # DebugMixin
+
     def visit_If(self, node: ast.If) -> None: ...  # ControlFlowMixin
+
     def call_pipe_net(self, m: Any, node: ast.Call) -> None: ...  # PipesMixin
+
     def pipe_copy(self, node: ast.Call, src: Any, dst: Any) -> Any: ...  # PipesMixin
+
     def _and(self, a: Any, b: Any, node: ast.AST) -> Any: ...
-    def args(self, node: ast.Call, names: list[str], required: int) -> dict[str, Any]: ...
+
     def _compiler_buffer(
         self, base: str, shape: tuple[int, ...], dtype: str, node: ast.AST
     ) -> tuple[Any, SSAValue]: ...  # AccumulateMixin

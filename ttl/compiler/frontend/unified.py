@@ -46,6 +46,7 @@ from ttl.compiler.frontend.selectors import parse_selector
 from ttl.compiler.model import UNBOUND, ThreadModel
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
+from ttl.semaphore import SYNC_DSL_VALUES, GroupTransfer
 from ttl.source import function_def, node_loc
 
 _WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store"})
@@ -304,6 +305,22 @@ class Splitter:
     def owners_of(self, node: ast.AST) -> list[Key]:
         return self.owners.setdefault(id(node), [])
 
+    def _reject_sync(self, stmt: ast.stmt) -> None:
+        """Semaphores and group transfers need data-movement kernel functions."""
+        for n in ast.walk(stmt):
+            if not isinstance(n, ast.Name):
+                continue
+            value = self.resolver.lookup(n.id)
+            if isinstance(value, SYNC_DSL_VALUES) or value is GroupTransfer:
+                what = "ttl.GroupTransfer" if value is GroupTransfer else "a semaphore"
+                self.fail(
+                    f"'{n.id}' is {what}: semaphores and group transfers are supported in "
+                    "@ttl.datamovement() kernel functions, not in unified operations",
+                    n,
+                    "write the operation with @ttl.datamovement()/@ttl.compute() kernel "
+                    "functions and use the semaphore in a data-movement kernel",
+                )
+
     # ------------------------------------------------------------ entry
     def split(self) -> SplitPlan:
         body = self._expand(self.def_node, self.resolver, self.resolver.scope)
@@ -316,6 +333,7 @@ class Splitter:
         self._propagate(body)
         for stmt in self._all(body):
             if not self.owners_of(stmt) and not isinstance(stmt, ast.Pass):
+                self._reject_sync(stmt)
                 self.fail(
                     f"'{ast.unparse(stmt).splitlines()[0]}' does no work in any logical kernel of "
                     f"unified operation '{self.op.name}'",

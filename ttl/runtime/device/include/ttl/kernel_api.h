@@ -98,9 +98,15 @@ void noc_async_write_tile(uint32_t page_id, const TensorAccessor& accessor,
 // Semaphores live in L1; get_semaphore returns the local address of one.
 uint32_t get_semaphore(uint32_t semaphore_id);
 void noc_semaphore_wait(volatile uint32_t* sem_addr, uint32_t val);
+// Waits until the semaphore is at least `val`.
+void noc_semaphore_wait_min(volatile uint32_t* sem_addr, uint32_t val);
 void noc_semaphore_set(volatile uint32_t* sem_addr, uint32_t val);
 void noc_semaphore_inc(uint64_t sem_noc_addr, uint32_t incr);
-// Copies the local word at src_local_l1_addr to the semaphore at a multicast address.
+// Copy the word at local L1 (or semaphore) address `src_local_l1_addr` into a remote
+// semaphore, or into the semaphore of every node of a multicast rectangle except the
+// sender (`num_dests` nodes; the `_loopback_src` variant includes the sender).
+// Asynchronous: the source word must stay unchanged until a noc_async_write_barrier().
+void noc_semaphore_set_remote(uint32_t src_local_l1_addr, uint64_t dst_noc_addr);
 void noc_semaphore_set_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_addr_multicast,
                                  uint32_t num_dests);
 void noc_semaphore_set_multicast_loopback_src(uint32_t src_local_l1_addr,

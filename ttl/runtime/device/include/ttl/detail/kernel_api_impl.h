@@ -165,6 +165,11 @@ __attribute__((noinline, cold)) inline void sem_wait_slow(volatile uint32_t* sem
   while (*sem != val) block(TTL_WAIT_SEM_EQ, reinterpret_cast<uint32_t>(sem), val, site);
 }
 
+__attribute__((noinline, cold)) inline void sem_wait_min_slow(volatile uint32_t* sem,
+                                                              uint32_t val, uint32_t site) {
+  while (*sem < val) block(TTL_WAIT_SEM_GE, reinterpret_cast<uint32_t>(sem), val, site);
+}
+
 TTL_INLINE void binary(uint32_t site, uint32_t op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a,
                        uint32_t tile_b, uint32_t dst_index) {
   volatile uint32_t* a = dfb(cb_a, site);
@@ -307,7 +312,15 @@ TTL_IMPL void noc_semaphore_wait(volatile uint32_t* sem_addr, uint32_t val) {
   if (*sem_addr != val) sem_wait_slow(sem_addr, val, TTL_CALL_SITE);
 }
 
+TTL_IMPL void noc_semaphore_wait_min(volatile uint32_t* sem_addr, uint32_t val) {
+  if (*sem_addr < val) sem_wait_min_slow(sem_addr, val, TTL_CALL_SITE);
+}
+
 TTL_IMPL void noc_semaphore_set(volatile uint32_t* sem_addr, uint32_t val) { *sem_addr = val; }
+
+TTL_IMPL void noc_semaphore_set_remote(uint32_t src_local_l1_addr, uint64_t dst_noc_addr) {
+  noc(TTL_NOC_WRITE, src_local_l1_addr, dst_noc_addr, 4, 0, TTL_CALL_SITE);
+}
 
 TTL_IMPL void noc_semaphore_inc(uint64_t sem_noc_addr, uint32_t incr) {
   noc(TTL_NOC_SEM_INC, 0, sem_noc_addr, 4, incr, TTL_CALL_SITE);
@@ -506,10 +519,13 @@ TTL_FORWARD_VOID(noc_async_write_tile,
 
 TTL_FORWARD(uint32_t, get_semaphore, (uint32_t semaphore_id), (semaphore_id))
 TTL_FORWARD_VOID(noc_semaphore_wait, (volatile uint32_t* sem_addr, uint32_t val), (sem_addr, val))
+TTL_FORWARD_VOID(noc_semaphore_wait_min, (volatile uint32_t* sem_addr, uint32_t val),
+                 (sem_addr, val))
 TTL_FORWARD_VOID(noc_semaphore_set, (volatile uint32_t* sem_addr, uint32_t val), (sem_addr, val))
-TTL_FORWARD_VOID(noc_semaphore_inc, (uint64_t sem_noc_addr, uint32_t incr), (sem_noc_addr, incr))
+TTL_FORWARD_VOID(noc_semaphore_set_remote, (uint32_t src, uint64_t dst), (src, dst))
 TTL_FORWARD_VOID(noc_semaphore_set_multicast, (uint32_t src, uint64_t dst, uint32_t num_dests),
                  (src, dst, num_dests))
+TTL_FORWARD_VOID(noc_semaphore_inc, (uint64_t sem_noc_addr, uint32_t incr), (sem_noc_addr, incr))
 TTL_FORWARD_VOID(noc_semaphore_set_multicast_loopback_src,
                  (uint32_t src, uint64_t dst, uint32_t num_dests), (src, dst, num_dests))
 

@@ -170,3 +170,55 @@ def test_condition_bodies_nest_across_nets(tmp_path, monkeypatch):
     # Unicast pipes only; the per-node traffic is in the profile, as JSON data too.
     assert call.noc_traffic["1,0"].multicasts == 0
     assert json.loads(json.dumps(jit.profile().to_dict()))["calls"][-1]["noc_traffic"]["0,1"]
+
+
+BOTH = """
+import ttl
+
+@ttl.operation(grid=(2, 1))
+def both(a, y):
+    net = ttl.PipeNet([ttl.Pipe(src=(0, 0), dst=(1, 0))])
+    done = ttl.Semaphore()
+    to_sender = done.get_remote((0, 0))
+    dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def dm():
+        x, r = ttl.node(dims=2)
+        with dfb.reserve() as blk:
+            ttl.copy(a[0, x], blk).wait()
+
+            def src(pipe):
+                ttl.copy(blk, pipe).wait()
+
+            def dst(pipe):
+                ttl.copy(pipe, blk).wait()
+                to_sender.inc(1)
+
+            net.if_src(src)
+            net.if_dst(dst)
+            if x == 0:
+                done.wait_eq(1)
+
+    @ttl.datamovement()
+    def out():
+        x, r = ttl.node(dims=2)
+        with dfb.wait() as blk:
+            ttl.copy(blk, y[0, x]).wait()
+"""
+
+
+def test_pipes_and_semaphores_share_one_semaphore_table(tmp_path, monkeypatch):
+    """Pipe semaphores take ids 0.. and a ttl.Semaphore the next: both protocols work."""
+    monkeypatch.setenv("TTL_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "both.py"
+    path.write_text(BOTH.lstrip())
+    op = load_operation(str(path), "both")
+    result = op.compile({"a": "bf16[32,64]", "y": "bf16[32,64]"})
+    table = {s["name"]: s["index"] for s in result.manifest["semaphores"]}
+    assert table["pipe_one"] == 0 and table["done"] == 3, table
+    a = np.random.default_rng(1).uniform(-1, 1, (32, 64)).astype(ml_dtypes.bfloat16)
+    y = np.zeros_like(a)
+    op(a, y)
+    np.testing.assert_array_equal(y[:, 32:], a[:, :32])  # node 1 got node 0's tile
+    np.testing.assert_array_equal(y[:, :32], a[:, :32])

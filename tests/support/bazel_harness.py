@@ -32,9 +32,16 @@ class Bazel:
         self.output_base = output_base
 
     def __call__(
-        self, command: str, *args: str, env: dict[str, str] | None = None, timeout: int = 900
+        self,
+        command: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: int = 900,
+        as_user: bool = False,
     ) -> subprocess.CompletedProcess:
-        extra = BUILD_FLAGS if command in ("build", "test", "run") else ()
+        """Runs `bazel <command> <args>`; `as_user`: without BUILD_FLAGS (links and rc as is)."""
+        quiet = command in ("build", "test", "run") and not as_user
+        extra = BUILD_FLAGS if quiet else ()
         return subprocess.run(
             ["bazel", f"--output_base={self.output_base}", command, *extra, *args],
             cwd=self.workspace,

@@ -9,8 +9,8 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def bazel(bazel_factory):
-    return bazel_factory(name="ob_bad")
+def bazel(root_bazel):
+    return root_bazel
 
 
 def build_fails(bazel, *args):
@@ -103,3 +103,10 @@ def test_undeclared_transitive_include_names_header_call_and_attribute(bazel):
     assert "undeclared header `secret.hpp`" in err
     assert "ttl.call_extern_func of `declared.hpp` at extern_ops.py:25" in err
     assert "add it to `hdrs` of //tests/rules/bad:undeclared_transitive_include" in err
+
+
+def test_unknown_entry_of_targets_fails_at_analysis(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:unknown_in_targets")
+    assert "attribute `targets` of the ttl_operation building" in err
+    assert "`grayskull` is not a device target (known: blackhole, wormhole_b0)" in err
+    assert "Analysis of target '//tests/rules/bad:unknown_in_targets' failed" in err

@@ -20,7 +20,8 @@ load(
     "device_builder_inputs",
     "device_toolchain",
 )
-load(":providers.bzl", "TtlOperationInfo")
+load(":multi_target.bzl", "ttl_multi_target_operation")
+load(":providers.bzl", "TtlOperationInfo", "TtlOperationSetInfo")
 load(":validation.bzl", "TARGET_GRIDS", "grid_error", "spec_error", "target_error", "tolerance_error")
 
 DEFAULT_TARGET = "wormhole_b0"
@@ -117,7 +118,10 @@ def _ttl_operation_impl(ctx):
     _check_attributes(ctx, target)
 
     toolchain = device_toolchain(ctx)
-    prefix = ctx.label.name
+
+    # Built for several platforms (`targets`): names that differ per target, so
+    # the bundles of one test's runfiles do not collide.
+    prefix = ctx.label.name + ("." + target if ctx.attr.target_in_output_names else "")
     kernels = ctx.actions.declare_directory(prefix + ".ttl/kernels")
     manifest = ctx.actions.declare_file(prefix + ".ttl/manifest.json")
     ir = ctx.actions.declare_file(prefix + ".ttl/operation.mlir")
@@ -279,6 +283,11 @@ ttl_operation_rule = rule(
             doc = "Extra preprocessor defines (`NAME=VALUE`) for every kernel's device compile.",
         ),
         "copts": attr.string_list(doc = "Extra device compiler flags for every kernel."),
+        "target_in_output_names": attr.bool(
+            doc = "Name the outputs `<name>.<target>.bundle` (and so on) instead of " +
+                  "`<name>.bundle`: set by `ttl_operation(targets = ...)`, which builds this " +
+                  "target for several platforms.",
+        ),
         "_compiler": attr.label(
             default = Label("//ttl/rules/private/tools:ttlc"),
             executable = True,
@@ -310,6 +319,7 @@ def ttl_operation(
         deps = [],
         hdrs = [],
         target = "",
+        targets = [],
         grid = "",
         compiler_options = [],
         defines = [],
@@ -326,6 +336,9 @@ def ttl_operation(
       hdrs: extra headers for external calls.
       target: the device target (`wormhole_b0` or `blackhole`); empty: the target
         platform's `tensix_arch` constraint, else `wormhole_b0`.
+      targets: build the operation for each of these device targets (a transition
+        over `--platforms`); `<name>` then gives one bundle per target (output
+        group `<target>` for one). Excludes `target`.
       grid: `RxC` or `full` to override the operation's own grid; empty keeps it.
       compiler_options: `ttl.CompilerOptions` flags (`--no-ttl-maximize-dst`, ...).
       defines: extra `NAME=VALUE` defines for the device compiles.
@@ -340,6 +353,32 @@ def ttl_operation(
         tensor_args = list(args)
     else:
         fail("ttl_operation(name = %r): `args` must be a dict or a list of tensor specs" % name)
+    if targets:
+        if target:
+            fail("ttl_operation(name = %r): give `target` or `targets`, not both" % name)
+        ttl_operation_rule(
+            name = name + "_unpinned",
+            src = src,
+            operation = operation,
+            tensor_args = tensor_args,
+            deps = deps,
+            hdrs = hdrs,
+            grid = grid,
+            compiler_options = compiler_options,
+            defines = defines,
+            copts = copts,
+            target_in_output_names = True,
+            tags = ["manual"],
+            visibility = ["//visibility:private"],
+            testonly = kwargs.get("testonly", False),
+        )
+        ttl_multi_target_operation(
+            name = name,
+            operation = ":%s_unpinned" % name,
+            targets = targets,
+            **kwargs
+        )
+        return
     ttl_operation_rule(
         name = name,
         src = src,
@@ -374,7 +413,7 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         size = size,
         srcs = [checker],
         main = checker,
-        args = ["$(rootpath %s)" % operation],
+        args = ["$(rootpaths %s)" % operation],
         data = [operation],
         python_version = "PY3",
         **kwargs
@@ -417,7 +456,7 @@ _ttl_operation_test_check = rule(
         "srcs": attr.label_list(allow_files = [".py"], doc = "The test's Python sources."),
         "operation": attr.label(
             mandatory = True,
-            providers = [TtlOperationInfo],
+            providers = [[TtlOperationInfo], [TtlOperationSetInfo]],
             doc = "The `ttl_operation` the test runs.",
         ),
     },
@@ -487,7 +526,7 @@ def ttl_operation_test(
         srcs = [runner] + srcs,
         main = runner,
         args = [
-            "--bundle=$(rootpath %s)" % operation,
+            "$(rootpaths %s)" % operation,
             "--reference_src=$(rootpath %s)" % srcs[0],
             "--reference=" + reference,
             "--seed=%d" % seed,

@@ -119,7 +119,10 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--bundle", required=True)
+    parser.add_argument(
+        "bundles", nargs="*", help="bundle directories (one per device target), run in turn"
+    )
+    parser.add_argument("--bundle", action="append", default=[], help="a bundle directory")
     parser.add_argument("--reference_src", required=True)
     parser.add_argument("--reference", default="reference")
     parser.add_argument("--seed", type=int, default=0)
@@ -135,10 +138,19 @@ def main(argv: list[str]) -> int:
         "$TEST_UNDECLARED_OUTPUTS_DIR); also on with TTL_TRACE=1",
     )
     args = parser.parse_args(argv)
-
-    bundle = load_bundle(args.bundle)
-    trace_path = trace_file(args.trace, bundle.operation)
+    paths = [*args.bundles, *args.bundle]
+    if not paths:
+        parser.error("give a bundle directory")
     reference = load_reference(args.reference_src, args.reference)
+    results = [run_bundle(path, reference, args, several=len(paths) > 1) for path in paths]
+    return 0 if all(results) else 1
+
+
+def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) -> bool:
+    """Runs one bundle against the reference; prints the check and the profile."""
+    bundle = load_bundle(path)
+    trace_name = f"{bundle.operation}.{bundle.target}" if several else bundle.operation
+    trace_path = trace_file(args.trace, trace_name, several)
     inputs = random_inputs(bundle, args.seed)
     where = f"{args.reference_src}: reference function `{args.reference}`"
     n_in = reference_arity(reference, bundle, where)
@@ -156,8 +168,8 @@ def main(argv: list[str]) -> int:
     try:
         outputs = run(bundle, *inputs, device=device)
     except DeviceError as error:
-        print(f"{bundle.operation}: {error}", file=sys.stderr)
-        return 1
+        print(f"{bundle.operation} on {bundle.target}: {error}", file=sys.stderr)
+        return False
     print(f"{bundle.operation} on the emulated {bundle.target} grid {bundle.grid}:")
     ok = all(
         compare(sig.name, out, want, args.rtol, args.atol)
@@ -169,19 +181,26 @@ def main(argv: list[str]) -> int:
     if trace_path is not None:
         write_trace(trace_path, [(bundle.operation, report.kernels, report.dfb_counts)])
         print(f"trace written to {trace_path}")
-    return 0 if ok else 1
+    return ok
 
 
-def trace_file(flag: str | None, operation: str) -> str | None:
+def trace_file(flag: str | None, operation: str, several: bool = False) -> str | None:
     """Where to write the trace (None: no trace), checked writable; SystemExit if not.
 
     ``flag`` is ``--trace``'s value: None (absent), "" (no file named) or a path.
+    ``operation`` names the default file; with ``several`` bundles a named file
+    would be overwritten, so it is an error.
     """
     if flag is None and os.environ.get("TTL_TRACE", "") not in ("", "0"):
         flag = ""
     if flag is None:
         return None
     path = flag
+    if path and several:
+        raise SystemExit(
+            "--trace=FILE with several bundles (a ttl_operation with `targets`): use --trace, "
+            "which writes <operation>.<target>.trace.json per bundle"
+        )
     if not path:
         outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
         if not outputs:

@@ -110,3 +110,11 @@ def test_unknown_entry_of_targets_fails_at_analysis(bazel):
     assert "attribute `targets` of the ttl_operation building" in err
     assert "`grayskull` is not a device target (known: blackhole, wormhole_b0)" in err
     assert "Analysis of target '//tests/rules/bad:unknown_in_targets' failed" in err
+
+
+def test_missing_tensor_spec_hint_names_the_args_attribute(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:missing_spec")
+    assert "operation 'broken' parameter 'y' has no tensor spec" in err
+    hint = 'hint: give it one, e.g. `args = {..., "y": "bf16[64,64]"}`'
+    assert f"{hint} of //tests/rules/bad:missing_spec\n" in err
+    assert "--arg" not in err and "specs=" not in err

@@ -157,6 +157,7 @@ def _ttl_operation_impl(ctx):
     compile_args.add(manifest, format = "--action_out_manifest=%s")
     compile_args.add(ir, format = "--action_out_ir=%s")
     compile_args.add(plan, format = "--action_out_plan=%s")
+    compile_args.add(str(ctx.label), format = "--action_label=%s")
     ctx.actions.run(
         executable = ctx.executable._compiler,
         arguments = [compile_args],

@@ -197,6 +197,35 @@ def _ttl_operation_impl(ctx):
         env = {"TTL_DEVICE_CXX_VERSION": toolchain.cxx_version},
     )
 
+    # For IDEs (output group `compile_commands`, built only when asked): the
+    # compilation database of the kernels, from the manifest alone. Its
+    # `directory` is a placeholder for the execution root, which differs per
+    # output base; refresh_compile_commands fills it in.
+    compile_commands = ctx.actions.declare_file(prefix + ".ttl/compile_commands.json")
+    db_args = device_builder_args(
+        ctx,
+        ctx.label,
+        toolchain,
+        include_dirs = include_dirs,
+        copts = ctx.attr.copts,
+        defines = ctx.attr.defines,
+    )
+    db_args.add("--manifest", manifest)
+    db_args.add("--kernels", kernels.path)
+    db_args.add("--compile_commands", compile_commands)
+    db_args.add("--directory", "__EXEC_ROOT__")
+    ctx.actions.run(
+        executable = ctx.executable._device_builder,
+        arguments = [db_args],
+        inputs = [manifest],
+        outputs = [compile_commands],
+        mnemonic = "TtlCompileCommands",
+        progress_message = "Writing the compilation database of TT-Lang operation %s (%s)" % (
+            ctx.attr.operation,
+            ctx.label,
+        ),
+    )
+
     # 3. The bundle.
     bundle_args = ctx.actions.args()
     bundle_args.add("--manifest", manifest)
@@ -221,6 +250,7 @@ def _ttl_operation_impl(ctx):
             manifest = depset([manifest]),
             plan = depset([plan]),
             elfs = depset([elfs]),
+            compile_commands = depset([compile_commands]),
         ),
         TtlOperationInfo(
             operation = ctx.attr.operation,

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 
 import pytest
-from bazel_harness import ROOT
+from bazel_harness import ROOT, read_execution_log
 
 README = ROOT / "README.md"
 RULES_DOC = ROOT / "docs" / "rules.md"
@@ -97,4 +98,44 @@ def test_second_output_base_loads_next_to_the_first_ones_links(consumer, bazel_f
         "//:add_mul",
         "//:add_mul_bundle_test",
         "//:add_mul_test",
+        "//:add_mul_test_attributes",
     ]
+
+
+def _unused_port() -> int:
+    with socket.socket() as s:  # bound, never listening, then released
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_http_cache_warns_and_builds_locally(consumer, tmp_path):
+    """An HTTP cache that is down: Bazel's warning and a local build, never a wrong output."""
+    ws, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    port = _unused_port()
+    source = ws / "add_mul.py"
+    source.write_text(source.read_text() + "\n# edited: the compile action runs again\n")
+    log = tmp_path / "exec.json"
+    result = bazel(
+        "build",
+        "//...",
+        f"--remote_cache=http://127.0.0.1:{port}",
+        f"--execution_log_json_file={log}",
+        as_user=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" in result.stderr and f"127.0.0.1:{port}" in result.stderr
+    spawns = read_execution_log(log)
+    ran = {s["mnemonic"] for s in spawns if not s["remoteCacheHit"]}
+    assert "TtlCompile" in ran
+
+
+def test_unreachable_grpc_cache_fails_before_any_action(consumer):
+    """Bazel 4.2.3 checks a gRPC cache's capabilities first: down, the build stops there."""
+    _, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    port = _unused_port()
+    result = bazel("build", "//...", f"--remote_cache=grpc://127.0.0.1:{port}", as_user=True)
+    assert result.returncode != 0
+    assert "Failed to query remote execution capabilities" in result.stderr
+    assert f"127.0.0.1:{port}" in result.stderr

@@ -6,7 +6,8 @@
 #   Python environment .venv from requirements.lock (the package and the dev
 #   tools) and requirements-test.lock (torch, for the tests that need it); the
 #   reference simulator's environment .venv-sim from requirements-sim.lock
-#   (tt-lang-sim and torch, for the differential tests); and
+#   (tt-lang-sim and torch, for the differential tests); BuildGrid's environment
+#   .venv-buildgrid from requirements-buildgrid.lock (the gRPC remote-cache test); and
 #   the pinned npm dev tools (buildifier) into node_modules with `npm ci`.
 # Works as root or as a user with sudo. On another OS it prints what to install.
 set -euo pipefail
@@ -43,6 +44,9 @@ Install the equivalents yourself, then run the README's commands:
       python3 -m venv .venv-sim
       .venv-sim/bin/pip install --require-hashes -r requirements-sim.lock
     (the reference simulator tt-lang-sim, for tests/differential; same torch note)
+      python3 -m venv .venv-buildgrid
+      .venv-buildgrid/bin/pip install --require-hashes -r requirements-buildgrid.lock
+    (BuildGrid, for the gRPC remote-cache test; wheels for Linux x86_64, CPython 3.11)
   - Node.js and npm, then: npm ci   (buildifier, pinned in package-lock.json)
 MSG
   exit 1
@@ -131,6 +135,25 @@ install_sim_environment() {
   echo "$want" >"$stamp"
 }
 
+# BuildGrid 0.4.4 (a REAPI server: the gRPC remote-cache test runs `bgd server
+# start`) in a venv of its own, .venv-buildgrid, from requirements-buildgrid.lock;
+# never installed into .venv nor a dependency of ttl.
+install_buildgrid_environment() {
+  local venv="$ROOT/.venv-buildgrid"
+  local stamp="$venv/.requirements-buildgrid.lock.sha256"
+  local want
+  want="$(sha256sum "$ROOT/requirements-buildgrid.lock" | cut -d' ' -f1)"
+  if [[ -x "$venv/bin/bgd" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "setup: .venv-buildgrid up to date with requirements-buildgrid.lock"
+    return
+  fi
+  echo "setup: creating .venv-buildgrid (BuildGrid) from requirements-buildgrid.lock"
+  /usr/bin/python3 -m venv --clear "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
+    --only-binary=:all: -r "$ROOT/requirements-buildgrid.lock"
+  echo "$want" >"$stamp"
+}
+
 install_node_tools() {
   local stamp="$ROOT/node_modules/.package-lock.json.sha256"
   local want
@@ -148,5 +171,6 @@ check_os
 install_debian_packages
 install_python_environment
 install_sim_environment
+install_buildgrid_environment
 install_node_tools
 echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"

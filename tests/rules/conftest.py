@@ -28,6 +28,16 @@ def bazel_factory(tmp_path_factory):
         runner.shutdown()
 
 
+@pytest.fixture(scope="session")
+def root_bazel(tmp_path_factory):
+    """Bazel on this workspace, one output base shared by the analysis-level suites."""
+    if shutil.which("bazel") is None:
+        pytest.fail("bazel is not installed: run tools/setup.sh")
+    runner = Bazel(ROOT, tmp_path_factory.mktemp("ob_root"))
+    yield runner
+    runner.shutdown()
+
+
 @pytest.fixture(scope="module")
 def http_cache(tmp_path_factory):
     server = Nginx(tmp_path_factory.mktemp("nginx"))

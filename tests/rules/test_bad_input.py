@@ -9,13 +9,13 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def bazel(bazel_factory):
-    return bazel_factory(name="ob_bad")
+def bazel(root_bazel):
+    return root_bazel
 
 
-def build_fails(bazel, target):
-    result = bazel("build", target)
-    assert result.returncode != 0, f"{target} built"
+def build_fails(bazel, *args):
+    result = bazel("build", *args)
+    assert result.returncode != 0, f"{args[-1]} built"
     # No Python traceback (a Starlark `fail` at analysis prints a .bzl one).
     assert '.py", line' not in result.stderr, result.stderr
     return result.stderr
@@ -41,10 +41,45 @@ def test_malformed_args_fail_at_analysis_naming_the_spec(bazel):
     assert "dimension `sixty` is not a positive integer" in err
 
 
-def test_unknown_target_names_the_known_targets(bazel):
+def test_unknown_target_fails_at_analysis_naming_attribute_and_known_targets(bazel):
     err = build_fails(bazel, "//tests/rules/bad:unknown_target")
-    assert "grayskull" in err
-    assert "blackhole" in err and "wormhole_b0" in err
+    assert "attribute `target` of //tests/rules/bad:unknown_target" in err
+    assert "`grayskull` is not a device target (known: blackhole, wormhole_b0)" in err
+    assert "Analysis of target '//tests/rules/bad:unknown_target' failed" in err
+
+
+def test_malformed_grid_fails_at_analysis_saying_what_to_write(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:malformed_grid")
+    assert "attribute `grid` of //tests/rules/bad:malformed_grid (for wormhole_b0)" in err
+    assert "`2by2` is not a grid: write `RxC` with positive integers (e.g. `2x4`) or `full`" in err
+    assert "Analysis of target" in err
+
+
+def test_grid_larger_than_the_target_fails_at_analysis(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:grid_too_large")
+    assert "grid 9x8 is larger than the wormhole_b0 grid 8x8: use at most 8x8, or `full`" in err
+
+
+def test_pinned_target_disagreeing_with_the_platform_fails_at_analysis(bazel):
+    err = build_fails(
+        bazel,
+        "--platforms=//toolchains/platforms:blackhole",
+        "//tests/rules/bad:pinned_wormhole",
+    )
+    assert (
+        'attribute `target` of //tests/rules/bad:pinned_wormhole is "wormhole_b0" but the '
+        "target platform //toolchains/platforms:blackhole is blackhole" in err
+    )
+    assert "--platforms=@ttl_bazel//toolchains/platforms:wormhole_b0" in err
+
+
+def test_malformed_tolerance_fails_at_analysis_naming_the_test(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:bad_tolerance_test")
+    assert "attribute `rtol` of ttl_operation_test //tests/rules/bad:bad_tolerance_test" in err
+    assert (
+        '`1/128` is not a non-negative decimal number; write a decimal string, e.g. rtol = "0.01"'
+        in err
+    )
 
 
 def test_undeclared_header_names_header_call_line_and_attribute(bazel):
@@ -68,3 +103,18 @@ def test_undeclared_transitive_include_names_header_call_and_attribute(bazel):
     assert "undeclared header `secret.hpp`" in err
     assert "ttl.call_extern_func of `declared.hpp` at extern_ops.py:25" in err
     assert "add it to `hdrs` of //tests/rules/bad:undeclared_transitive_include" in err
+
+
+def test_unknown_entry_of_targets_fails_at_analysis(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:unknown_in_targets")
+    assert "attribute `targets` of the ttl_operation building" in err
+    assert "`grayskull` is not a device target (known: blackhole, wormhole_b0)" in err
+    assert "Analysis of target '//tests/rules/bad:unknown_in_targets' failed" in err
+
+
+def test_missing_tensor_spec_hint_names_the_args_attribute(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:missing_spec")
+    assert "operation 'broken' parameter 'y' has no tensor spec" in err
+    hint = 'hint: give it one, e.g. `args = {..., "y": "bf16[64,64]"}`'
+    assert f"{hint} of //tests/rules/bad:missing_spec\n" in err
+    assert "--arg" not in err and "specs=" not in err

@@ -105,3 +105,30 @@ def test_unwritable_trace_file_is_an_error_before_the_run(bundle, tmp_path, caps
     with pytest.raises(SystemExit, match=f"cannot write trace file {missing}: directory"):
         run(bundle, ROOT / "examples/basic/eltwise_single_tile.py", f"--trace={missing}")
     assert "max |error|" not in capsys.readouterr().out  # nothing ran
+
+
+def test_reference_with_too_few_parameters_names_it_and_the_signature(bundle, tmp_path):
+    """Two parameters would compare `c` (an input) with the reference: an error, not a check."""
+    short = tmp_path / "short.py"
+    short.write_text("def ref_ab(a, b):\n    return a * b\n")
+    with pytest.raises(SystemExit) as stop:
+        run(bundle, short, "--reference=ref_ab")
+    message = str(stop.value)
+    assert f"{short}: reference function `ref_ab` takes 2 parameter(s) (a, b)" in message
+    assert "compared with `c`, which the operation does not write" in message
+    assert "eltwise_single_tile(a, b, c, y) writes y" in message
+    assert "define ref_ab(a, b, c) returning y" in message
+
+
+def test_reference_with_too_many_parameters_leaves_nothing_to_compare(bundle, tmp_path):
+    long = tmp_path / "long.py"
+    long.write_text("def reference(a, b, c, y):\n    return y\n")
+    with pytest.raises(SystemExit, match=r"takes 4 parameter\(s\) \(a, b, c, y\), so it leaves no"):
+        run(bundle, long)
+
+
+def test_reference_returning_too_many_values_is_an_error(bundle, tmp_path):
+    two = tmp_path / "two.py"
+    two.write_text("def reference(a, b, c):\n    return a * b + c, a\n")
+    with pytest.raises(SystemExit, match=r"returned 2 value\(s\) but is compared with 1 tensor"):
+        run(bundle, two)

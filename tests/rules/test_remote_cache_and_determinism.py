@@ -18,7 +18,7 @@ the same bytes as A for the same operation, specs and include directories.
 from __future__ import annotations
 
 import pytest
-from bazel_harness import ROOT, tree_digest
+from bazel_harness import ROOT, example_bundles, tree_digest
 
 from ttl.compiler.driver import load_operation
 from ttl.host import toolchain
@@ -42,19 +42,6 @@ JIT_TWINS = {
 }
 
 
-def bundles(bazel) -> dict[str, dict[str, bytes]]:
-    root = bazel.bin_dir() / "examples"
-    # every package under examples/ (basic, extern, kernels), keyed by relative path; test
-    # runfiles trees hold links to the same bundles and are skipped
-    found = {
-        str(p.relative_to(root)): tree_digest(p)
-        for p in sorted(root.rglob("*.bundle"))
-        if not any(part.endswith(".runfiles") for part in p.relative_to(root).parts)
-    }
-    assert found, f"no bundles under {root}"
-    return found
-
-
 @pytest.fixture(scope="module")
 def build_a(bazel_factory, http_cache, tmp_path_factory):
     bazel = bazel_factory(name="ob_a")
@@ -63,7 +50,7 @@ def build_a(bazel_factory, http_cache, tmp_path_factory):
         f"--remote_cache={http_cache.url}", "--strategy=TtlCompile=worker", *TARGETS, log=log
     )
     assert result.returncode == 0, result.stderr
-    yield bazel, spawns, bundles(bazel)
+    yield bazel, spawns, example_bundles(bazel)
     bazel.shutdown()
 
 
@@ -89,7 +76,7 @@ def test_second_output_base_without_worker_is_byte_identical(build_a, bazel_fact
     assert result.returncode == 0, result.stderr
     compile_runners = {s["runner"] for s in spawns if s["mnemonic"] == "TtlCompile"}
     assert compile_runners and "worker" not in compile_runners
-    actual = bundles(bazel)
+    actual = example_bundles(bazel)
     bazel.shutdown()
     assert actual.keys() == expected.keys()
     for name in expected:
@@ -107,7 +94,7 @@ def test_empty_output_base_gets_every_action_from_the_remote_cache(
         f"--remote_cache={http_cache.url}", *TARGETS, log=tmp_path / "c.json"
     )
     assert result.returncode == 0, result.stderr
-    actual = bundles(bazel)
+    actual = example_bundles(bazel)
     bazel.shutdown()
     assert spawns, "the execution log is empty"
     misses = [

@@ -1,4 +1,7 @@
-"""Driving the real Bazel (Debian's 4.2.3) and a real HTTP cache (nginx) from tests.
+"""Driving the real Bazel (Debian's 4.2.3) and real remote caches from tests.
+
+The caches: an HTTP cache (nginx with WebDAV PUT) and a gRPC (REAPI) one
+(BuildGrid 0.4.4 from .venv-buildgrid, which tools/setup.sh creates).
 
 Shared by tests/integration and tests/rules. Bazel runs get private output
 bases in tmp (their own servers, shut down by the fixtures), never create
@@ -32,9 +35,16 @@ class Bazel:
         self.output_base = output_base
 
     def __call__(
-        self, command: str, *args: str, env: dict[str, str] | None = None, timeout: int = 900
+        self,
+        command: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: int = 900,
+        as_user: bool = False,
     ) -> subprocess.CompletedProcess:
-        extra = BUILD_FLAGS if command in ("build", "test", "run") else ()
+        """Runs `bazel <command> <args>`; `as_user`: without BUILD_FLAGS (links and rc as is)."""
+        quiet = command in ("build", "test", "run") and not as_user
+        extra = BUILD_FLAGS if quiet else ()
         return subprocess.run(
             ["bazel", f"--output_base={self.output_base}", command, *extra, *args],
             cwd=self.workspace,
@@ -86,6 +96,20 @@ def tree_digest(root: pathlib.Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+def example_bundles(bazel: Bazel) -> dict[str, dict[str, bytes]]:
+    """Every bundle under bazel-bin/examples (relative path -> its files' contents)."""
+    root = bazel.bin_dir() / "examples"
+    # every package under examples/, keyed by relative path; test runfiles
+    # trees hold links to the same bundles and are skipped
+    found = {
+        str(p.relative_to(root)): tree_digest(p)
+        for p in sorted(root.rglob("*.bundle"))
+        if not any(part.endswith(".runfiles") for part in p.relative_to(root).parts)
+    }
+    assert found, f"no bundles under {root}"
+    return found
 
 
 def _free_port() -> int:
@@ -157,6 +181,87 @@ http {{
                     return
             time.sleep(0.1)
         raise RuntimeError("nginx did not start listening")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _wait_listening(
+    proc: subprocess.Popen, port: int, what: str, log: pathlib.Path, timeout: float
+):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited:\n{log.read_text()}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} did not start listening in {timeout:.0f} s:\n{log.read_text()}")
+
+
+class BuildGrid:
+    """BuildGrid's `bgd server start` on loopback: a gRPC (REAPI) cache for Bazel.
+
+    Disk CAS, an in-memory LRU action cache, no authorization; the CAS,
+    ByteStream and ActionCache services of the default (empty) instance name.
+    """
+
+    BGD = ROOT / ".venv-buildgrid" / "bin" / "bgd"
+
+    def __init__(self, root: pathlib.Path):
+        self.root = root
+        self.port = _free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"grpc://127.0.0.1:{self.port}"
+
+    def config(self) -> str:
+        return f"""server:
+  - !channel
+    address: "127.0.0.1:{self.port}"
+    insecure-mode: true
+authorization:
+  method: none
+storages:
+  - !disk-storage &cas
+    path: {self.root / "cas"}
+caches:
+  - !lru-action-cache &action-cache
+    storage: *cas
+    max-cached-refs: 100000
+    allow-updates: true
+    cache-failed-actions: false
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *action-cache
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+"""
+
+    def start(self) -> None:
+        if not self.BGD.exists():
+            pytest.fail(f"{self.BGD} is missing: run tools/setup.sh (it creates .venv-buildgrid)")
+        conf = self.root / "bgd.yml"
+        conf.write_text(self.config())
+        log = self.root / "bgd.log"
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [str(self.BGD), "server", "start", str(conf)], stdout=out, stderr=subprocess.STDOUT
+            )
+        _wait_listening(self.proc, self.port, "bgd server", log, timeout=120)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -12,12 +12,32 @@ repository, installs exactly `requirements.lock` into it with
     so `py_binary`/`py_test` never fall back to `/usr/bin/env python` (absent
     on a fresh Debian 12).
 
+The environment is shared across output bases and workspaces: it is built
+once per (lock contents, interpreter) under `$TTL_PYTHON_ENV_CACHE` (default
+`$XDG_CACHE_HOME/ttl-bazel/python-env`, else `~/.cache/ttl-bazel/python-env`)
+and linked into the repository, so a second output base runs no pip
+(toolchains/python/install_env.py). `TTL_PYTHON_ENV_CACHE=off` installs into
+the repository instead.
+
 The interpreter path is absolute (`/usr/bin/python3` on Debian) and does not
 depend on the output base, so the Python stubs, and every action that runs a
 `py_binary` tool, hash identically across output bases and remote caches.
 """
 
 _PYTHON_ENV = "TTL_PYTHON"
+_CACHE_ENV = "TTL_PYTHON_ENV_CACHE"
+
+def _env_cache(rctx):
+    """The shared environment cache: $TTL_PYTHON_ENV_CACHE, else ~/.cache/ttl-bazel/python-env; `off`: none."""
+    requested = rctx.os.environ.get(_CACHE_ENV, "")
+    if requested == "off":
+        return None
+    if requested:
+        return requested
+    base = rctx.os.environ.get("XDG_CACHE_HOME") or (
+        rctx.os.environ.get("HOME", "") and rctx.os.environ["HOME"] + "/.cache"
+    )
+    return base + "/ttl-bazel/python-env" if base else None
 
 def _find_python(rctx):
     """The base interpreter: $TTL_PYTHON, else /usr/bin/python3, else python3 on PATH."""
@@ -63,28 +83,16 @@ def _ttl_python_repository_impl(rctx):
     python = _run(rctx, [python, "-c", "import sys; print(sys.executable)"], "Resolving python").strip()
 
     lock = rctx.path(rctx.attr.requirements_lock)
+    install = [python, rctx.path(rctx.attr._install_env), "--python", python, "--lock", str(lock), "--venv", "venv"]
+    cache = _env_cache(rctx)
+    if cache:
+        install += ["--cache", cache]
     _run(
         rctx,
-        [python, "-m", "venv", "venv"],
-        "Creating the virtual environment (Debian: apt-get install python3-venv)",
-    )
-    _run(
-        rctx,
-        [
-            "venv/bin/python",
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--no-compile",
-            "--require-hashes",
-            "--only-binary=:all:",
-            "-r",
-            str(lock),
-        ],
-        "Installing {} into the Bazel Python environment".format(rctx.attr.requirements_lock),
+        install,
+        "Installing {} into the Bazel Python environment (Debian: apt-get install python3-venv)".format(
+            rctx.attr.requirements_lock,
+        ),
     )
     site_packages = "venv/lib/python{}/site-packages".format(version)
     generator = rctx.path(rctx.attr._generator)
@@ -110,6 +118,10 @@ ttl_python_repository = repository_rule(
             default = Label("//toolchains/python:generate_build.py"),
             allow_single_file = True,
         ),
+        "_install_env": attr.label(
+            default = Label("//toolchains/python:install_env.py"),
+            allow_single_file = True,
+        ),
     },
-    environ = [_PYTHON_ENV],
+    environ = [_PYTHON_ENV, _CACHE_ENV],
 )

@@ -21,6 +21,8 @@ from ttl.device_build.kernels import (
     Toolchain,
     build_elf,
     build_manifest,
+    compilation_database,
+    manifest_builds,
 )
 
 
@@ -33,7 +35,15 @@ def _kernels_parser() -> argparse.ArgumentParser:
         "--source", action="append", default=[], help="Or: build these into one ELF named --stem."
     )
     parser.add_argument("--stem")
-    parser.add_argument("--out", required=True, help="Directory of the ELFs.")
+    parser.add_argument("--out", help="Directory of the ELFs.")
+    parser.add_argument(
+        "--compile_commands",
+        help="Instead of building: write the compilation database (compile_commands.json) "
+        "of --manifest's kernels to this file, its `directory` being --directory.",
+    )
+    parser.add_argument(
+        "--directory", default=".", help="The database's working directory (a placeholder)."
+    )
     parser.add_argument("--cxx", required=True)
     parser.add_argument("--copt", action="append", default=[], help="A toolchain compile flag.")
     parser.add_argument("--linkopt", action="append", default=[], help="A toolchain link flag.")
@@ -58,6 +68,11 @@ def build_kernels_main(argv: list[str]) -> int:
         copts=tuple(args.copt),
         linkopts=tuple(args.linkopt),
     )
+    if args.compile_commands:
+        return _write_compilation_database(args, toolchain)
+    if not args.out:
+        sys.stderr.write("build_kernels: --out is required (or --compile_commands)\n")
+        return 2
     os.makedirs(args.out, exist_ok=True)
     try:
         if args.manifest:
@@ -86,6 +101,20 @@ def build_kernels_main(argv: list[str]) -> int:
     except DeviceBuildError as e:
         sys.stderr.write(str(e))
         return 1
+    return 0
+
+
+def _write_compilation_database(args: argparse.Namespace, toolchain: Toolchain) -> int:
+    if not (args.manifest and args.kernels):
+        sys.stderr.write("build_kernels: --compile_commands needs --manifest and --kernels\n")
+        return 2
+    with open(args.manifest, encoding="utf-8") as f:
+        manifest = json.load(f)
+    builds = [b for _, b in manifest_builds(manifest, args.kernels, args.include_dir, args.define)]
+    entries = compilation_database(toolchain, builds, args.directory)
+    with open(args.compile_commands, "w", encoding="utf-8") as f:
+        json.dump(entries, f, indent=1, sort_keys=True)
+        f.write("\n")
     return 0
 
 

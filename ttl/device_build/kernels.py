@@ -92,18 +92,21 @@ def commands(
     *,
     source_dir: str | None = None,
     cwd: str | None = None,
+    debug_path_maps: bool = True,
 ) -> list[list[str]]:
     """The compile commands (crt0 and each source) and the link command of ``build``.
 
     ``source_dir`` is the directory of generated kernel sources, recorded as
-    ``kernels`` in debug info.
+    ``kernels`` in debug info. Without ``debug_path_maps`` the commands name
+    no absolute path (for a compilation database; the ELFs would differ).
     """
     cwd = cwd or os.getcwd()
+    maps = _prefix_maps(toolchain, source_dir, cwd) if debug_path_maps else []
     compile_flags = [
         toolchain.cxx,
         *flags.COPTS,
         *toolchain.copts,
-        *_prefix_maps(toolchain, source_dir, cwd),
+        *maps,
         *[f"-I{d}" for d in (*build.include_dirs, *toolchain.include_dirs)],
         *[f"-D{d}" for d in build.defines],
         f"-frandom-seed={build.stem}",
@@ -166,6 +169,25 @@ def manifest_builds(
         )
         builds.append((kernel, build))
     return builds
+
+
+def compilation_database(
+    toolchain: Toolchain,
+    builds: Sequence[KernelBuild],
+    directory: str,
+) -> list[dict[str, Any]]:
+    """``compile_commands.json`` entries (clangd's format) for the sources of ``builds``.
+
+    One entry per kernel source (crt0 excluded), with the device flags of the
+    real build minus the debug-path maps; paths stay as given (relative to
+    ``directory``, which the caller may write as a placeholder).
+    """
+    entries = []
+    for build in builds:
+        steps = commands(toolchain, build, "elf", "objs", cwd=directory, debug_path_maps=False)
+        for source, step in zip(build.sources, steps[1:-1], strict=True):
+            entries.append({"directory": directory, "file": source, "arguments": step})
+    return entries
 
 
 def build_manifest(

@@ -4,7 +4,7 @@
 * `ttl_bundle_test`: check a bundle's hashes, kernels, ELFs, relocatability.
 * `ttl_operation_test`: run a bundle on the emulator and check it against NumPy.
 * `ttl_device_kernel`: link hand-written C++ into a device ELF.
-* Providers: `TtlOperationInfo`, `DeviceToolchainInfo`.
+* Providers: `TtlOperationInfo`, `TtlOperationSetInfo`, `DeviceToolchainInfo`.
 """
 
 load("//ttl/rules/private:device_kernel.bzl", _ttl_device_kernel = "ttl_device_kernel")
@@ -18,6 +18,7 @@ load(
     "//ttl/rules/private:providers.bzl",
     _DeviceToolchainInfo = "DeviceToolchainInfo",
     _TtlOperationInfo = "TtlOperationInfo",
+    _TtlOperationSetInfo = "TtlOperationSetInfo",
 )
 
 ttl_device_kernel = _ttl_device_kernel
@@ -26,3 +27,4 @@ ttl_bundle_test = _ttl_bundle_test
 ttl_operation_test = _ttl_operation_test
 DeviceToolchainInfo = _DeviceToolchainInfo
 TtlOperationInfo = _TtlOperationInfo
+TtlOperationSetInfo = _TtlOperationSetInfo

@@ -20,35 +20,13 @@ load(
     "device_builder_inputs",
     "device_toolchain",
 )
-load(":providers.bzl", "TtlOperationInfo")
+load(":multi_target.bzl", "ttl_multi_target_operation")
+load(":providers.bzl", "TtlOperationInfo", "TtlOperationSetInfo")
+load(":validation.bzl", "TARGET_GRIDS", "grid_error", "spec_error", "target_error", "tolerance_error")
 
-_DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
+DEFAULT_TARGET = "wormhole_b0"
+
 _DIGITS = "0123456789"
-
-def spec_error(spec):
-    """Checks a tensor spec string.
-
-    Args:
-      spec: the spec, e.g. `bf16[64,64]` (optionally with `:layout`).
-
-    Returns:
-      None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not.
-    """
-    text = spec.replace(" ", "")
-    layout_sep = text.rfind(":")
-    if layout_sep > text.rfind("]"):
-        text = text[:layout_sep]
-    open_bracket = text.find("[")
-    if open_bracket <= 0 or not text.endswith("]"):
-        return "expected `dtype[d0,d1,...]`, e.g. `bf16[64,64]`"
-    dtype = text[:open_bracket]
-    if dtype not in _DTYPES:
-        return "unknown dtype `%s` (use bf16 or f32)" % dtype
-    dims = text[open_bracket + 1:-1].split(",")
-    for dim in dims:
-        if not dim or [c for c in dim.elems() if c not in _DIGITS]:
-            return "dimension `%s` is not a positive integer" % dim
-    return None
 
 def _is_identifier(name):
     if not name or name[0] in _DIGITS:
@@ -84,17 +62,66 @@ def _include_dirs_and_headers(ctx):
                 dirs[d] = None
     return list(dirs.keys()), depset(transitive = header_sets)
 
-def _ttl_operation_impl(ctx):
+def _platform_target(ctx):
+    """The device target the target platform's `tensix_arch` constraint names, or None."""
+    for target in sorted(TARGET_GRIDS):
+        arch = getattr(ctx.attr, "_%s_arch" % target)[platform_common.ConstraintValueInfo]
+        if ctx.target_platform_has_constraint(arch):
+            return target
+    return None
+
+def _resolve_target(ctx):
+    """`target` if pinned (it must agree with the platform), else the platform's, else the default."""
+    pinned = ctx.attr.target
+    from_platform = _platform_target(ctx)
+    if pinned:
+        why = target_error(pinned)
+        if why:
+            fail("attribute `target` of %s: %s; write target = \"%s\", or leave `target` out " % (
+                ctx.label,
+                why,
+                DEFAULT_TARGET,
+            ) + "to take the architecture from --platforms", attr = "target")
+        if from_platform and from_platform != pinned:
+            fail(("attribute `target` of %s is \"%s\" but the target platform %s is %s " +
+                  "(its `tensix_arch` constraint): leave `target` out to follow --platforms, " +
+                  "or build it with --platforms=@ttl_bazel//toolchains/platforms:%s") % (
+                ctx.label,
+                pinned,
+                ctx.fragments.platform.platform,
+                from_platform,
+                pinned,
+            ), attr = "target")
+        return pinned
+    return from_platform or DEFAULT_TARGET
+
+def _check_attributes(ctx, target):
     for entry in ctx.attr.tensor_args:
         name, sep, spec = entry.partition("=")
         why = spec_error(spec if sep else name)
         if why:
             fail("malformed tensor spec `%s` in `args` of %s: %s" % (entry, ctx.label, why), attr = "args")
+        if sep and not _is_identifier(name):
+            fail("tensor spec `%s` in `args` of %s: `%s` is not a parameter name" % (
+                entry,
+                ctx.label,
+                name,
+            ), attr = "args")
     if not _is_identifier(ctx.attr.operation):
         fail("`operation` must be a Python function name, got `%s`" % ctx.attr.operation, attr = "operation")
+    why = grid_error(ctx.attr.grid, target)
+    if why:
+        fail("attribute `grid` of %s (for %s): %s" % (ctx.label, target, why), attr = "grid")
+
+def _ttl_operation_impl(ctx):
+    target = _resolve_target(ctx)
+    _check_attributes(ctx, target)
 
     toolchain = device_toolchain(ctx)
-    prefix = ctx.label.name
+
+    # Built for several platforms (`targets`): names that differ per target, so
+    # the bundles of one test's runfiles do not collide.
+    prefix = ctx.label.name + ("." + target if ctx.attr.target_in_output_names else "")
     kernels = ctx.actions.declare_directory(prefix + ".ttl/kernels")
     manifest = ctx.actions.declare_file(prefix + ".ttl/manifest.json")
     ir = ctx.actions.declare_file(prefix + ".ttl/operation.mlir")
@@ -117,7 +144,7 @@ def _ttl_operation_impl(ctx):
     compile_args.add(ctx.file.src, format = "--src=%s")
     compile_args.add(ctx.attr.operation, format = "--operation=%s")
     compile_args.add_all(ctx.attr.tensor_args, format_each = "--arg=%s")
-    compile_args.add(ctx.attr.target, format = "--target=%s")
+    compile_args.add(target, format = "--target=%s")
     if ctx.attr.grid:
         compile_args.add(ctx.attr.grid, format = "--grid=%s")
     if ctx.attr.compiler_options:
@@ -130,6 +157,7 @@ def _ttl_operation_impl(ctx):
     compile_args.add(manifest, format = "--action_out_manifest=%s")
     compile_args.add(ir, format = "--action_out_ir=%s")
     compile_args.add(plan, format = "--action_out_plan=%s")
+    compile_args.add(str(ctx.label), format = "--action_label=%s")
     ctx.actions.run(
         executable = ctx.executable._compiler,
         arguments = [compile_args],
@@ -139,7 +167,7 @@ def _ttl_operation_impl(ctx):
         progress_message = "Compiling TT-Lang operation %s (%s) for %s" % (
             ctx.attr.operation,
             ctx.label,
-            ctx.attr.target,
+            target,
         ),
         execution_requirements = {"supports-workers": "1"},
     )
@@ -169,6 +197,35 @@ def _ttl_operation_impl(ctx):
         env = {"TTL_DEVICE_CXX_VERSION": toolchain.cxx_version},
     )
 
+    # For IDEs (output group `compile_commands`, built only when asked): the
+    # compilation database of the kernels, from the manifest alone. Its
+    # `directory` is a placeholder for the execution root, which differs per
+    # output base; refresh_compile_commands fills it in.
+    compile_commands = ctx.actions.declare_file(prefix + ".ttl/compile_commands.json")
+    db_args = device_builder_args(
+        ctx,
+        ctx.label,
+        toolchain,
+        include_dirs = include_dirs,
+        copts = ctx.attr.copts,
+        defines = ctx.attr.defines,
+    )
+    db_args.add("--manifest", manifest)
+    db_args.add("--kernels", kernels.path)
+    db_args.add("--compile_commands", compile_commands)
+    db_args.add("--directory", "__EXEC_ROOT__")
+    ctx.actions.run(
+        executable = ctx.executable._device_builder,
+        arguments = [db_args],
+        inputs = [manifest],
+        outputs = [compile_commands],
+        mnemonic = "TtlCompileCommands",
+        progress_message = "Writing the compilation database of TT-Lang operation %s (%s)" % (
+            ctx.attr.operation,
+            ctx.label,
+        ),
+    )
+
     # 3. The bundle.
     bundle_args = ctx.actions.args()
     bundle_args.add("--manifest", manifest)
@@ -193,10 +250,11 @@ def _ttl_operation_impl(ctx):
             manifest = depset([manifest]),
             plan = depset([plan]),
             elfs = depset([elfs]),
+            compile_commands = depset([compile_commands]),
         ),
         TtlOperationInfo(
             operation = ctx.attr.operation,
-            target = ctx.attr.target,
+            target = target,
             grid = ctx.attr.grid,
             manifest = manifest,
             kernel_sources = kernels,
@@ -238,8 +296,10 @@ ttl_operation_rule = rule(
                   "include directories.",
         ),
         "target": attr.string(
-            default = "wormhole_b0",
-            doc = "Device target, a key of the slot table (`wormhole_b0`, `blackhole`).",
+            doc = "Device target pinned by the rule (`wormhole_b0`, `blackhole`). Empty " +
+                  "(the default): the target platform's `tensix_arch` constraint " +
+                  "(`--platforms=@ttl_bazel//toolchains/platforms:blackhole`), else `wormhole_b0`. " +
+                  "A pinned target that disagrees with the platform's constraint is an error.",
         ),
         "grid": attr.string(
             doc = "Override of the operation's grid: `RxC` (e.g. `2x4`) or `full` (the " +
@@ -254,6 +314,11 @@ ttl_operation_rule = rule(
             doc = "Extra preprocessor defines (`NAME=VALUE`) for every kernel's device compile.",
         ),
         "copts": attr.string_list(doc = "Extra device compiler flags for every kernel."),
+        "target_in_output_names": attr.bool(
+            doc = "Name the outputs `<name>.<target>.bundle` (and so on) instead of " +
+                  "`<name>.bundle`: set by `ttl_operation(targets = ...)`, which builds this " +
+                  "target for several platforms.",
+        ),
         "_compiler": attr.label(
             default = Label("//ttl/rules/private/tools:ttlc"),
             executable = True,
@@ -269,6 +334,8 @@ ttl_operation_rule = rule(
             executable = True,
             cfg = "exec",
         ),
+        "_blackhole_arch": attr.label(default = Label("//toolchains/platforms:blackhole_arch")),
+        "_wormhole_b0_arch": attr.label(default = Label("//toolchains/platforms:wormhole_b0_arch")),
     },
     provides = [TtlOperationInfo],
     toolchains = [DEVICE_TOOLCHAIN_TYPE],
@@ -282,7 +349,8 @@ def ttl_operation(
         args = None,
         deps = [],
         hdrs = [],
-        target = "wormhole_b0",
+        target = "",
+        targets = [],
         grid = "",
         compiler_options = [],
         defines = [],
@@ -297,7 +365,11 @@ def ttl_operation(
       args: tensor specs: a dict `{"a": "bf16[64,64]"}` or a list in signature order.
       deps: Python libraries `src` imports and `cc_library` targets for external calls.
       hdrs: extra headers for external calls.
-      target: the device target (`wormhole_b0` or `blackhole`).
+      target: the device target (`wormhole_b0` or `blackhole`); empty: the target
+        platform's `tensix_arch` constraint, else `wormhole_b0`.
+      targets: build the operation for each of these device targets (a transition
+        over `--platforms`); `<name>` then gives one bundle per target (output
+        group `<target>` for one). Excludes `target`.
       grid: `RxC` or `full` to override the operation's own grid; empty keeps it.
       compiler_options: `ttl.CompilerOptions` flags (`--no-ttl-maximize-dst`, ...).
       defines: extra `NAME=VALUE` defines for the device compiles.
@@ -312,6 +384,32 @@ def ttl_operation(
         tensor_args = list(args)
     else:
         fail("ttl_operation(name = %r): `args` must be a dict or a list of tensor specs" % name)
+    if targets:
+        if target:
+            fail("ttl_operation(name = %r): give `target` or `targets`, not both" % name)
+        ttl_operation_rule(
+            name = name + "_unpinned",
+            src = src,
+            operation = operation,
+            tensor_args = tensor_args,
+            deps = deps,
+            hdrs = hdrs,
+            grid = grid,
+            compiler_options = compiler_options,
+            defines = defines,
+            copts = copts,
+            target_in_output_names = True,
+            tags = ["manual"],
+            visibility = ["//visibility:private"],
+            testonly = kwargs.get("testonly", False),
+        )
+        ttl_multi_target_operation(
+            name = name,
+            operation = ":%s_unpinned" % name,
+            targets = targets,
+            **kwargs
+        )
+        return
     ttl_operation_rule(
         name = name,
         src = src,
@@ -346,11 +444,54 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         size = size,
         srcs = [checker],
         main = checker,
-        args = ["$(rootpath %s)" % operation],
+        args = ["$(rootpaths %s)" % operation],
         data = [operation],
         python_version = "PY3",
         **kwargs
     )
+
+def _ttl_operation_test_check_impl(ctx):
+    label = "%s//%s:%s" % (
+        "@" + ctx.label.workspace_name if ctx.label.workspace_name else "",
+        ctx.label.package,
+        ctx.attr.test,
+    )
+    for attribute in ("rtol", "atol"):
+        why = tolerance_error(getattr(ctx.attr, attribute))
+        if why:
+            fail("attribute `%s` of ttl_operation_test %s: %s; write a decimal string, e.g. %s = \"0.01\"" % (
+                attribute,
+                label,
+                why,
+                attribute,
+            ), attr = attribute)
+    if not ctx.files.srcs:
+        fail("attribute `srcs` of ttl_operation_test %s is empty: list the Python file defining " % label +
+             "the reference function `%s` first" % ctx.attr.reference, attr = "srcs")
+    if not _is_identifier(ctx.attr.reference):
+        fail("attribute `reference` of ttl_operation_test %s: `%s` is not a Python function name" % (
+            label,
+            ctx.attr.reference,
+        ), attr = "reference")
+    return [DefaultInfo()]
+
+_ttl_operation_test_check = rule(
+    implementation = _ttl_operation_test_check_impl,
+    doc = "Checks the attributes of a `ttl_operation_test` at analysis (Starlark " +
+          "cannot validate a native py_test's arguments).",
+    attrs = {
+        "test": attr.string(mandatory = True, doc = "Name of the checked test."),
+        "reference": attr.string(doc = "The reference function's name."),
+        "rtol": attr.string(doc = "Relative tolerance, a decimal string."),
+        "atol": attr.string(doc = "Tolerance relative to max|reference|, a decimal string."),
+        "srcs": attr.label_list(allow_files = [".py"], doc = "The test's Python sources."),
+        "operation": attr.label(
+            mandatory = True,
+            providers = [[TtlOperationInfo], [TtlOperationSetInfo]],
+            doc = "The `ttl_operation` the test runs.",
+        ),
+    },
+)
 
 def ttl_operation_test(
         name,
@@ -393,6 +534,22 @@ def ttl_operation_test(
       trace: write the run's timeline to the test's undeclared outputs.
       **kwargs: common test attributes.
     """
+    if type(rtol) != "string" or type(atol) != "string":
+        fail("ttl_operation_test(name = %r): `rtol` and `atol` are strings " % name +
+             "(Bazel 4's Starlark has no floats), e.g. rtol = \"0.01\"")
+    check = name + "_attributes"
+    _ttl_operation_test_check(
+        name = check,
+        test = name,
+        reference = reference,
+        rtol = rtol,
+        atol = atol,
+        srcs = srcs,
+        operation = operation,
+        testonly = True,
+        tags = ["manual"],
+        visibility = ["//visibility:private"],
+    )
     runner = Label("//ttl/rules/private/tools:operation_test.py")
     native.py_test(
         name = name,
@@ -400,14 +557,14 @@ def ttl_operation_test(
         srcs = [runner] + srcs,
         main = runner,
         args = [
-            "--bundle=$(rootpath %s)" % operation,
+            "$(rootpaths %s)" % operation,
             "--reference_src=$(rootpath %s)" % srcs[0],
             "--reference=" + reference,
             "--seed=%d" % seed,
             "--rtol=" + rtol,
             "--atol=" + atol,
         ] + (["--trace"] if trace else []),
-        data = [operation],
+        data = [operation, ":" + check],
         python_version = "PY3",
         deps = deps + [
             Label("//ttl:runtime"),

@@ -43,3 +43,13 @@ TtlOperationInfo = provider(
                         "the order passed to the compiler and the device compiler.",
     },
 )
+
+TtlOperationSetInfo = provider(
+    doc = "One TT-Lang operation built for several device targets " +
+          "(`ttl_operation(targets = [...])`).",
+    fields = {
+        "operations": "Dict: device target (`wormhole_b0`, `blackhole`) -> the " +
+                      "`TtlOperationInfo` of the operation built for that target's platform, " +
+                      "in the order of `targets`.",
+    },
+)

@@ -65,15 +65,18 @@ def check_bundle(bundle: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: check_bundle.py BUNDLE_DIR", file=sys.stderr)
+    if not argv:
+        print("usage: check_bundle.py BUNDLE_DIR...", file=sys.stderr)
         return 2
-    problems = check_bundle(argv[0])
-    for problem in problems:
-        print(f"{argv[0]}: {problem}", file=sys.stderr)
-    if not problems:
-        print(f"{argv[0]}: ok")
-    return 1 if problems else 0
+    failed = False
+    for bundle in argv:
+        problems = check_bundle(bundle)
+        for problem in problems:
+            print(f"{bundle}: {problem}", file=sys.stderr)
+        if not problems:
+            print(f"{bundle}: ok")
+        failed = failed or bool(problems)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -51,6 +51,42 @@ def load_reference(path: str, name: str):
     return reference
 
 
+def reference_arity(reference, bundle, where: str) -> int:
+    """The reference's parameter count N, checked: every tensor after the first N is written.
+
+    The reference gets the first N tensors of the operation's signature and
+    returns the expected values of the rest, so each of those must be a
+    tensor the operation writes (the manifest's ``written``); else the check
+    would compare an input with itself. SystemExit names the function, its
+    parameters and the signature to write.
+    """
+    names = [sig.name for sig in bundle.tensors]
+    params = inspect.signature(reference).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise SystemExit(f"{where}: takes *args or **kwargs; name one parameter per input tensor")
+    n_in = len(params)
+    compared = bundle.tensors[n_in:]
+    if compared and all(sig.written for sig in compared):
+        return n_in
+    # The tensors the reference should return: the written ones at the end.
+    first_output = len(names)
+    while first_output > 0 and bundle.tensors[first_output - 1].written:
+        first_output -= 1
+    written = [sig.name for sig in bundle.tensors if sig.written] or ["none"]
+    taken = ", ".join(p.name for p in params)
+    problem = (
+        f"would be compared with `{compared[0].name}`, which the operation does not write"
+        if compared
+        else "leaves no tensor to compare"
+    )
+    raise SystemExit(
+        f"{where} takes {n_in} parameter(s) ({taken}), so it {problem}: "
+        f"{bundle.operation}({', '.join(names)}) writes {', '.join(written)}; "
+        f"define {reference.__name__}({', '.join(names[:first_output])}) returning "
+        f"{', '.join(names[first_output:]) or 'the written tensors'}"
+    )
+
+
 def random_inputs(bundle, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     return [
@@ -83,7 +119,10 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: flo
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--bundle", required=True)
+    parser.add_argument(
+        "bundles", nargs="*", help="bundle directories (one per device target), run in turn"
+    )
+    parser.add_argument("--bundle", action="append", default=[], help="a bundle directory")
     parser.add_argument("--reference_src", required=True)
     parser.add_argument("--reference", default="reference")
     parser.add_argument("--seed", type=int, default=0)
@@ -99,25 +138,42 @@ def main(argv: list[str]) -> int:
         "$TEST_UNDECLARED_OUTPUTS_DIR); also on with TTL_TRACE=1",
     )
     args = parser.parse_args(argv)
-
-    bundle = load_bundle(args.bundle)
-    trace_path = trace_file(args.trace, bundle.operation)
+    paths = [*args.bundles, *args.bundle]
+    if not paths:
+        parser.error("give a bundle directory")
     reference = load_reference(args.reference_src, args.reference)
+    results = [run_bundle(path, reference, args, several=len(paths) > 1) for path in paths]
+    return 0 if all(results) else 1
+
+
+def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) -> bool:
+    """Runs one bundle against the reference; prints the check and the profile."""
+    bundle = load_bundle(path)
+    trace_name = f"{bundle.operation}.{bundle.target}" if several else bundle.operation
+    trace_path = trace_file(args.trace, trace_name, several)
     inputs = random_inputs(bundle, args.seed)
-    n_in = len(inspect.signature(reference).parameters)
+    where = f"{args.reference_src}: reference function `{args.reference}`"
+    n_in = reference_arity(reference, bundle, where)
     expected = reference(*[x.astype(np.float32) for x in inputs[:n_in]])
     if not isinstance(expected, tuple):
         expected = (expected,)
+    outputs_named = ", ".join(sig.name for sig in bundle.tensors[n_in:])
+    if len(expected) != len(bundle.tensors) - n_in:
+        raise SystemExit(
+            f"{where} returned {len(expected)} value(s) but is compared with "
+            f"{len(bundle.tensors) - n_in} tensor(s) ({outputs_named}): return one value "
+            f"per tensor after its parameters, a tuple for more than one"
+        )
     device = Device(bundle.target, bundle.grid, profile=True, trace=trace_path is not None)
     try:
         outputs = run(bundle, *inputs, device=device)
     except DeviceError as error:
-        print(f"{bundle.operation}: {error}", file=sys.stderr)
-        return 1
+        print(f"{bundle.operation} on {bundle.target}: {error}", file=sys.stderr)
+        return False
     print(f"{bundle.operation} on the emulated {bundle.target} grid {bundle.grid}:")
     ok = all(
         compare(sig.name, out, want, args.rtol, args.atol)
-        for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected, strict=False)
+        for sig, out, want in zip(bundle.tensors[n_in:], outputs[n_in:], expected, strict=True)
     )
     report = device.last_report
     assert report is not None  # run() records it
@@ -125,19 +181,26 @@ def main(argv: list[str]) -> int:
     if trace_path is not None:
         write_trace(trace_path, [(bundle.operation, report.kernels, report.dfb_counts)])
         print(f"trace written to {trace_path}")
-    return 0 if ok else 1
+    return ok
 
 
-def trace_file(flag: str | None, operation: str) -> str | None:
+def trace_file(flag: str | None, operation: str, several: bool = False) -> str | None:
     """Where to write the trace (None: no trace), checked writable; SystemExit if not.
 
     ``flag`` is ``--trace``'s value: None (absent), "" (no file named) or a path.
+    ``operation`` names the default file; with ``several`` bundles a named file
+    would be overwritten, so it is an error.
     """
     if flag is None and os.environ.get("TTL_TRACE", "") not in ("", "0"):
         flag = ""
     if flag is None:
         return None
     path = flag
+    if path and several:
+        raise SystemExit(
+            "--trace=FILE with several bundles (a ttl_operation with `targets`): use --trace, "
+            "which writes <operation>.<target>.trace.json per bundle"
+        )
     if not path:
         outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
         if not outputs:

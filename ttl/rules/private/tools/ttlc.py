@@ -26,6 +26,7 @@ import importlib
 import io
 import linecache
 import os
+import re
 import shutil
 import sys
 import traceback
@@ -47,6 +48,7 @@ _WRAPPER_FLAGS = {
     "--action_out_manifest": "out_manifest",
     "--action_out_ir": "out_ir",
     "--action_out_plan": "out_plan",
+    "--action_label": "label",
 }
 _SINGLE = ("out_kernels", "out_manifest", "out_ir", "out_plan")
 
@@ -69,7 +71,7 @@ def expand_flagfiles(argv: list[str]) -> list[str]:
 
 def split_args(argv: list[str]) -> tuple[dict, list[str]]:
     """Separates the wrapper's flags from the compiler's."""
-    own: dict = {"inputs": [], "python_roots": []}
+    own: dict = {"inputs": [], "python_roots": [], "label": []}
     rest: list[str] = []
     for arg in argv:
         name, sep, value = arg.partition("=")
@@ -80,6 +82,7 @@ def split_args(argv: list[str]) -> tuple[dict, list[str]]:
             own[key] = value
         else:
             own[key].append(value)
+    own["label"] = own["label"][-1] if own["label"] else ""
     missing = [f for f, k in _WRAPPER_FLAGS.items() if k in _SINGLE and k not in own]
     if missing:
         raise ActionError("ttlc action: missing " + ", ".join(missing))
@@ -201,6 +204,17 @@ def _relative_paths(text: str, argv: list[str]) -> str:
     return text.replace(cwd + os.sep, "")
 
 
+# The compiler's hints spell tensor specs as ttlc flags (and the JIT's specs=);
+# in a Bazel action they are the `args` attribute of the ttl_operation.
+_ARG_HINT = re.compile(r"--arg (\w+)=(\w+\[[^\]]*\](?::\w+)?)(?: or specs=\{[^}]*\})?")
+
+
+def bazel_spelling(text: str, label: str) -> str:
+    """Diagnostics with the compiler's `--arg NAME=SPEC` hints written as the Bazel attribute."""
+    where = f" of {label}" if label else ""
+    return _ARG_HINT.sub(lambda m: f'`args = {{..., "{m[1]}": "{m[2]}"}}`{where}', text)
+
+
 def _one_request(argv: list[str]) -> tuple[int, str]:
     argv = expand_flagfiles(argv)
     buffer = io.StringIO()
@@ -213,7 +227,8 @@ def _one_request(argv: list[str]) -> tuple[int, str]:
         except Exception:
             traceback.print_exc()
             code = 1
-    return code, _relative_paths(buffer.getvalue(), argv)
+    label = next((a.partition("=")[2] for a in argv if a.startswith("--action_label=")), "")
+    return code, bazel_spelling(_relative_paths(buffer.getvalue(), argv), label)
 
 
 def serve() -> int:

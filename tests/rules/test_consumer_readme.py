@@ -1,0 +1,141 @@
+"""The README's consumer setup, verbatim, in a new workspace; the CI recipe of docs/rules.md.
+
+A workspace in tmp (its directory named `my_repo`, as in the recipe) gets the
+README's WORKSPACE and BUILD snippets and the `.bazelrc` and `.bazelignore` of
+docs/rules.md ("CI recipe"), extracted from the documents as written (only
+`/path/to/ttl-bazel` is replaced by this checkout). Then, as a user would:
+
+* `bazel test //...` builds the operation and passes both tests;
+* the same command with another `PATH` runs no test again (cached results);
+* a second output base in the same workspace, next to the first one's
+  `bazel-*` links, loads `//...` (the `.bazelignore`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+
+import pytest
+from bazel_harness import ROOT, read_execution_log
+
+README = ROOT / "README.md"
+RULES_DOC = ROOT / "docs" / "rules.md"
+TESTS = ("//:add_mul_bundle_test", "//:add_mul_test")
+
+
+def fenced_blocks(path, after: str) -> list[str]:
+    """The fenced code blocks of `path` after the first line containing `after`."""
+    text = path.read_text()
+    start = text.index(after)
+    return re.findall(r"^```[a-z]*\n(.*?)^```", text[start:], re.S | re.M)
+
+
+def consumer_files() -> dict[str, str]:
+    workspace = fenced_blocks(README, "## Using the rules from another repository")[0]
+    build = fenced_blocks(README, "A minimal consumer `BUILD` file")[0]
+    bazelrc, bazelignore = fenced_blocks(RULES_DOC, "## CI recipe")[:2]
+    return {
+        "WORKSPACE": workspace.replace("/path/to/ttl-bazel", str(ROOT)),
+        "BUILD.bazel": build,
+        ".bazelrc": bazelrc,
+        ".bazelignore": bazelignore,
+    }
+
+
+def setup_lines(snippet: str) -> int:
+    return sum(1 for line in snippet.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def test_readme_workspace_setup_is_a_few_lines():
+    workspace = fenced_blocks(README, "## Using the rules from another repository")[0]
+    assert setup_lines(workspace) <= 3, workspace
+    assert "ttl_bazel_dependencies()" in workspace
+
+
+@pytest.fixture(scope="module")
+def consumer(tmp_path_factory, bazel_factory):
+    ws = tmp_path_factory.mktemp("consumer") / "my_repo"
+    ws.mkdir()
+    for name, text in consumer_files().items():
+        (ws / name).write_text(text)
+    # The operation the BUILD snippet names: the y = a * b + c example as add_mul.
+    example = (ROOT / "examples/basic/eltwise_single_tile.py").read_text()
+    (ws / "add_mul.py").write_text(example.replace("eltwise_single_tile", "add_mul"))
+    bazel = bazel_factory(ws, name="ob_readme")
+    first = bazel("test", "//...", as_user=True)
+    return ws, bazel, first
+
+
+def test_bazel_test_passes_in_the_readme_workspace(consumer):
+    _, _, first = consumer
+    assert first.returncode == 0, first.stderr
+    for test in TESTS:
+        assert re.search(rf"^{re.escape(test)}\s+PASSED", first.stdout, re.M), first.stdout
+
+
+def test_test_results_stay_cached_when_path_changes(consumer, tmp_path):
+    _, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    other_path = f"{tmp_path}:{os.environ['PATH']}"
+    again = bazel("test", "//...", env={"PATH": other_path}, as_user=True)
+    assert again.returncode == 0, again.stderr
+    for test in TESTS:
+        assert re.search(rf"^{re.escape(test)}\s+\(cached\) PASSED", again.stdout, re.M), (
+            again.stdout + again.stderr
+        )
+
+
+def test_second_output_base_loads_next_to_the_first_ones_links(consumer, bazel_factory):
+    ws, _, first = consumer
+    assert first.returncode == 0, first.stderr
+    assert (ws / "bazel-my_repo").is_symlink(), "the first build made no convenience links"
+    second = bazel_factory(ws, name="ob_readme_2")
+    result = second("query", "//...")
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.split()) == [
+        "//:add_mul",
+        "//:add_mul_bundle_test",
+        "//:add_mul_test",
+        "//:add_mul_test_attributes",
+    ]
+
+
+def _unused_port() -> int:
+    with socket.socket() as s:  # bound, never listening, then released
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_http_cache_warns_and_builds_locally(consumer, tmp_path):
+    """An HTTP cache that is down: Bazel's warning and a local build, never a wrong output."""
+    ws, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    port = _unused_port()
+    source = ws / "add_mul.py"
+    source.write_text(source.read_text() + "\n# edited: the compile action runs again\n")
+    log = tmp_path / "exec.json"
+    result = bazel(
+        "build",
+        "//...",
+        f"--remote_cache=http://127.0.0.1:{port}",
+        f"--execution_log_json_file={log}",
+        as_user=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" in result.stderr and f"127.0.0.1:{port}" in result.stderr
+    spawns = read_execution_log(log)
+    ran = {s["mnemonic"] for s in spawns if not s["remoteCacheHit"]}
+    assert "TtlCompile" in ran
+
+
+def test_unreachable_grpc_cache_fails_before_any_action(consumer):
+    """Bazel 4.2.3 checks a gRPC cache's capabilities first: down, the build stops there."""
+    _, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    port = _unused_port()
+    result = bazel("build", "//...", f"--remote_cache=grpc://127.0.0.1:{port}", as_user=True)
+    assert result.returncode != 0
+    assert "Failed to query remote execution capabilities" in result.stderr
+    assert f"127.0.0.1:{port}" in result.stderr

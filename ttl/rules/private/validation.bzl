@@ -1,0 +1,100 @@
+"""Analysis-time checks of the ttl rules' attributes.
+
+Each check returns None when the value is good, else why not; the rules turn
+that into a `fail` naming the attribute, the target's label and what to write.
+"""
+
+# The device targets and their full grids (x, y): ttl/targets.py's TARGETS,
+# which tests/rules/test_validation.py keeps these equal to.
+TARGET_GRIDS = {
+    "blackhole": (13, 10),
+    "wormhole_b0": (8, 8),
+}
+
+_DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
+_DIGITS = "0123456789"
+
+def _is_positive_int(text):
+    return bool(text) and not [c for c in text.elems() if c not in _DIGITS] and int(text) > 0
+
+def spec_error(spec):
+    """Checks a tensor spec string.
+
+    Args:
+      spec: the spec, e.g. `bf16[64,64]` (optionally with `:layout`).
+
+    Returns:
+      None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not.
+    """
+    text = spec.replace(" ", "")
+    layout_sep = text.rfind(":")
+    if layout_sep > text.rfind("]"):
+        text = text[:layout_sep]
+    open_bracket = text.find("[")
+    if open_bracket <= 0 or not text.endswith("]"):
+        return "expected `dtype[d0,d1,...]`, e.g. `bf16[64,64]`"
+    dtype = text[:open_bracket]
+    if dtype not in _DTYPES:
+        return "unknown dtype `%s` (use bf16 or f32)" % dtype
+    dims = text[open_bracket + 1:-1].split(",")
+    for dim in dims:
+        if not _is_positive_int(dim):
+            return "dimension `%s` is not a positive integer" % dim
+    return None
+
+def target_error(target):
+    """None if `target` is a device target, else why not."""
+    if target in TARGET_GRIDS:
+        return None
+    return "`%s` is not a device target (known: %s)" % (target, ", ".join(sorted(TARGET_GRIDS)))
+
+def grid_error(grid, target):
+    """Checks a grid override against the target's full grid.
+
+    Args:
+      grid: the `grid` attribute: empty, `full`, or `RxC`.
+      target: a key of TARGET_GRIDS.
+
+    Returns:
+      None if `grid` is valid for `target`, else why not.
+    """
+    if grid in ("", "full"):
+        return None
+    parts = grid.lower().split("x")
+    if len(parts) > 2 or not [p for p in parts if _is_positive_int(p)] == parts:
+        return "`%s` is not a grid: write `RxC` with positive integers (e.g. `2x4`) or `full`" % grid
+    x = int(parts[0])
+    y = int(parts[1]) if len(parts) == 2 else 1
+    full_x, full_y = TARGET_GRIDS[target]
+    if x > full_x or y > full_y:
+        return "grid %dx%d is larger than the %s grid %dx%d: use at most %dx%d, or `full`" % (
+            x,
+            y,
+            target,
+            full_x,
+            full_y,
+            full_x,
+            full_y,
+        )
+    return None
+
+def tolerance_error(value):
+    """Checks a tolerance written as a string (Bazel 4's Starlark has no floats).
+
+    Args:
+      value: the attribute's value, e.g. `0.01` or `1e-3`.
+
+    Returns:
+      None if `value` is a non-negative decimal number, else why not.
+    """
+    parts = value.lower().split("e")
+    if len(parts) > 2:
+        return "`%s` is not a non-negative decimal number" % value
+    mantissa = parts[0]
+    exponent = parts[1] if len(parts) == 2 else "0"
+    if exponent[:1] in ("-", "+"):
+        exponent = exponent[1:]
+    digits = mantissa.replace(".", "", 1)
+    if not digits or not exponent or [c for c in (digits + exponent).elems() if c not in _DIGITS]:
+        return "`%s` is not a non-negative decimal number" % value
+    return None

@@ -83,6 +83,34 @@ def run_once(command: list[str], env: dict[str, str]) -> dict:
         return json.loads(Path(out.name).read_text())
 
 
+def median_call(
+    name: str, command: list[str], env: dict[str, str], repeat: int, tiles: int | None = None
+) -> float:
+    """Median operation-call seconds of ``repeat`` runs, printed (with tiles/s if given)."""
+    call = statistics.median(run_once(command, env)["calls"][0] for _ in range(repeat))
+    rate = f"  {tiles / call:9.0f} tiles/s" if tiles else ""
+    print(f"{name:12} operation call {call:7.3f} s{rate}  (median of {repeat})")
+    return call
+
+
+def add_sim_python(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """The ``--sim-python`` option: the python of a venv with tt-lang-sim."""
+    parser.add_argument(
+        "--sim-python",
+        default=default,
+        required=default is None,
+        help="python of a venv with tt-lang-sim==1.1.6 and torch==2.13.0",
+    )
+
+
+def sim_next_to(python: str) -> Path:
+    """The ``tt-lang-sim`` executable next to ``python``; exits when there is none."""
+    sim = Path(python).parent / "tt-lang-sim"
+    if not sim.exists():
+        sys.exit(f"{sim} not found: install tt-lang-sim==1.1.6 into that venv")
+    return sim
+
+
 def measure(name: str, command: list[str], env: dict[str, str], repeat: int) -> dict:
     runs = [run_once(command, env) for _ in range(repeat)]
     call = statistics.median(r["calls"][0] for r in runs)

@@ -17,25 +17,24 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import statistics
 import sys
 import tempfile
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-from emulator_bench import NO_PYTHONPATH, ROOT, TIMER, run_once
+from emulator_bench import (
+    NO_PYTHONPATH,
+    ROOT,
+    TIMER,
+    add_sim_python,
+    median_call,
+    run_once,
+    sim_next_to,
+)
 
 PROGRAM = ROOT / "bench" / "pipe_matmul_program.py"
 EXAMPLE = ROOT / "examples" / "basic" / "matmul_mcast.py"
 N = 512
-
-
-def median_call(name: str, command: list[str], env: dict[str, str], repeat: int) -> float:
-    calls = [run_once(command, env)["calls"][0] for _ in range(repeat)]
-    call = statistics.median(calls)
-    print(f"{name:12} operation call {call:7.3f} s  (median of {repeat})")
-    return call
 
 
 def dram_traffic() -> dict[str, tuple[int, int]]:
@@ -63,15 +62,9 @@ def dram_traffic() -> dict[str, tuple[int, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per side; medians reported")
-    parser.add_argument(
-        "--sim-python",
-        default=str(ROOT / ".venv-sim" / "bin" / "python"),
-        help="python of a venv with tt-lang-sim==1.1.6 and torch==2.13.0",
-    )
+    add_sim_python(parser, str(ROOT / ".venv-sim" / "bin" / "python"))
     args = parser.parse_args()
-    sim = Path(args.sim_python).parent / "tt-lang-sim"
-    if not sim.exists():
-        sys.exit(f"{sim} not found: install tt-lang-sim==1.1.6 into that venv")
+    sim = sim_next_to(args.sim_python)
 
     print(f"program: {PROGRAM.relative_to(ROOT)} (matmul bf16 {N}x{N}x{N}, grid 4x4)")
     with tempfile.TemporaryDirectory() as cache:

@@ -19,14 +19,19 @@ and registers (see tile_op_costs).
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
-from emulator_bench import NO_PYTHONPATH, ROOT, TIMER, run_once
+from emulator_bench import (
+    NO_PYTHONPATH,
+    ROOT,
+    TIMER,
+    add_sim_python,
+    median_call,
+    run_once,
+    sim_next_to,
+)
 
 from ttl.runtime import memmap
 from ttl.runtime.coprocessor import Coprocessor
@@ -34,15 +39,6 @@ from ttl.runtime.tiles import BF16, tilize
 
 PROGRAM = ROOT / "bench" / "softmax_program.py"
 TILES = 2 * (1024 // 32) ** 2  # tiles read and written by one softmax
-
-
-def median_call(name: str, command: list[str], env: dict[str, str], repeat: int) -> float:
-    calls = [run_once(command, env)["calls"][0] for _ in range(repeat)]
-    call = statistics.median(calls)
-    print(
-        f"{name:12} operation call {call:7.3f} s  {TILES / call:9.0f} tiles/s  (median of {repeat})"
-    )
-    return call
 
 
 def _queue(cmds: list[tuple[int, ...]]) -> np.ndarray:
@@ -100,24 +96,22 @@ def tile_op_costs(n: int = 2032) -> dict[str, tuple[float, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per side; medians reported")
-    parser.add_argument(
-        "--sim-python",
-        required=True,
-        help="python of a venv with tt-lang-sim==1.1.6 and torch==2.13.0",
-    )
+    add_sim_python(parser)
     args = parser.parse_args()
-    sim = Path(args.sim_python).parent / "tt-lang-sim"
-    if not sim.exists():
-        sys.exit(f"{sim} not found: install tt-lang-sim==1.1.6 into that venv")
+    sim = sim_next_to(args.sim_python)
 
     print(f"program: {PROGRAM.relative_to(ROOT)} (softmax of bf16 1024x1024)")
     with tempfile.TemporaryDirectory() as cache:
         env = {"TTL_CACHE_DIR": cache}
         ours = [str(ROOT / ".venv" / "bin" / "ttl"), "run", str(TIMER), str(PROGRAM)]
         run_once(ours, env)  # compile into the JIT cache: the timed runs are warm
-        mine = median_call("ttl (ours)", ours, env, args.repeat)
+        mine = median_call("ttl (ours)", ours, env, args.repeat, TILES)
         theirs = median_call(
-            "tt-lang-sim", [str(sim), str(TIMER), "--", str(PROGRAM)], NO_PYTHONPATH, args.repeat
+            "tt-lang-sim",
+            [str(sim), str(TIMER), "--", str(PROGRAM)],
+            NO_PYTHONPATH,
+            args.repeat,
+            TILES,
         )
     ratio = theirs / mine
     word = "faster" if ratio >= 1 else "slower"

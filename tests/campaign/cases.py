@@ -115,11 +115,6 @@ PROGRAM_MUTATIONS: tuple[tuple[str, str, str], ...] = (
     ),
     ("import in a kernel", "    def read():\n", "    def read():\n        import os\n"),
     ("global statement", "    def read():\n", "    def read():\n        global rows\n"),
-    (
-        "nested function",
-        "    def read():\n",
-        "    def read():\n        def helper():\n            pass\n\n",
-    ),
     ("yield in a kernel", "    def write():\n", "    def write():\n        yield 1\n"),
     ("return value from a kernel", "    def write():\n", "    def write():\n        return 5\n"),
     ("kernel with parameters", "    def write():\n", "    def write(n):\n"),
@@ -393,6 +388,12 @@ def _controls(base: Base) -> list[Case]:
             "a signpost",
             "    def write():\n",
             '    def write():\n        with ttl.signpost("w"):\n            pass\n',
+        ),
+        (
+            # a local function is a pipe-net condition body; unused, it does nothing
+            "an unused local function",
+            "    def read():\n",
+            "    def read():\n        def helper():\n            pass\n\n",
         ),
         (
             "a DFB nobody uses",

@@ -116,42 +116,37 @@ install_python_environment() {
   echo "$want" >"$stamp"
 }
 
-# The reference simulator tt-lang-sim (with torch) in a venv of its own, .venv-sim,
-# from requirements-sim.lock: the differential tests (tests/differential) run
-# programs under it; it is never installed into .venv nor a dependency of ttl.
-install_sim_environment() {
-  local venv="$ROOT/.venv-sim"
-  local stamp="$venv/.requirements-sim.lock.sha256"
+# A tool's own venv, $ROOT/VENV, from the hash-locked LOCK, rebuilt only when
+# LOCK changes or VENV/bin/PROBE is missing. Extra arguments go to pip install.
+# These tools are never installed into .venv nor dependencies of ttl.
+install_locked_venv() {
+  local name="$1" lock="$2" probe="$3"
+  shift 3
+  local venv="$ROOT/$name"
+  local stamp="$venv/.$lock.sha256"
   local want
-  want="$(sha256sum "$ROOT/requirements-sim.lock" | cut -d' ' -f1)"
-  if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-    echo "setup: .venv-sim up to date with requirements-sim.lock"
+  want="$(sha256sum "$ROOT/$lock" | cut -d' ' -f1)"
+  if [[ -x "$venv/bin/$probe" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "setup: $name up to date with $lock"
     return
   fi
-  echo "setup: creating .venv-sim (tt-lang-sim) from requirements-sim.lock"
+  echo "setup: creating $name from $lock"
   /usr/bin/python3 -m venv --clear "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
-    -r "$ROOT/requirements-sim.lock"
+    "$@" -r "$ROOT/$lock"
   echo "$want" >"$stamp"
 }
 
+# The reference simulator tt-lang-sim (with torch), .venv-sim: the differential
+# tests (tests/differential) and the benchmarks run programs under it.
+install_sim_environment() {
+  install_locked_venv .venv-sim requirements-sim.lock python
+}
+
 # BuildGrid 0.4.4 (a REAPI server: the gRPC remote-cache test runs `bgd server
-# start`) in a venv of its own, .venv-buildgrid, from requirements-buildgrid.lock;
-# never installed into .venv nor a dependency of ttl.
+# start`), .venv-buildgrid.
 install_buildgrid_environment() {
-  local venv="$ROOT/.venv-buildgrid"
-  local stamp="$venv/.requirements-buildgrid.lock.sha256"
-  local want
-  want="$(sha256sum "$ROOT/requirements-buildgrid.lock" | cut -d' ' -f1)"
-  if [[ -x "$venv/bin/bgd" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-    echo "setup: .venv-buildgrid up to date with requirements-buildgrid.lock"
-    return
-  fi
-  echo "setup: creating .venv-buildgrid (BuildGrid) from requirements-buildgrid.lock"
-  /usr/bin/python3 -m venv --clear "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
-    --only-binary=:all: -r "$ROOT/requirements-buildgrid.lock"
-  echo "$want" >"$stamp"
+  install_locked_venv .venv-buildgrid requirements-buildgrid.lock bgd --only-binary=:all:
 }
 
 install_node_tools() {

@@ -325,15 +325,29 @@ def _flatten(sizes: tuple[int, ...], dims: int, pad: int) -> tuple[int, ...]:
     return (*head, last)
 
 
+DIMS_HINT = "write dims=1 (flattened) or dims=2 (x, y)"
+
+
+def dims_error(function: str, dims: object) -> str | None:
+    """What is wrong with ``dims`` given to ``ttl.<function>`` (grid_size, node), or None.
+
+    The one rule for both the operation-scope calls here and the kernel-scope
+    calls the compiler reads.
+    """
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        return f"ttl.{function}(dims={dims!r}): dims must be an integer of at least 1"
+    return None
+
+
+def _check_dims(function: str, dims: object) -> None:
+    if message := dims_error(function, dims):
+        raise TTLCompileError(message, caller_loc(3), DIMS_HINT)
+
+
 def grid_size(dims: int = 2) -> Any:
     """Size of the grid: an int for dims=1, else a tuple (x first)."""
     ctx = active_context("ttl.grid_size()")
-    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
-        raise TTLCompileError(
-            f"ttl.grid_size(dims={dims!r}): dims must be an integer of at least 1",
-            caller_loc(2),
-            "write dims=1 (flattened) or dims=2 (x, y)",
-        )
+    _check_dims("grid_size", dims)
     sizes = _flatten(ctx.grid, dims, 1)
     return sizes[0] if dims == 1 else sizes
 
@@ -354,10 +368,7 @@ def node(dims: int = 2) -> Any:
     compiler evaluates the top level once per node of the grid.
     """
     ctx = active_context("ttl.node()")
-    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
-        raise TTLCompileError(
-            f"dims must be a positive integer, got {dims!r}", caller_loc(2), "write dims=2"
-        )
+    _check_dims("node", dims)
     ctx.node_used = True
     return flatten_node(ctx.node, ctx.grid, dims)
 

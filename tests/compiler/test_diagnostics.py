@@ -542,9 +542,22 @@ def test_grid_size_needs_at_least_one_dimension(compile_error):
     # ttl.grid_size(dims=0) returned the 2-D sizes (found by tests/campaign).
     src = kernel("x = ttl.grid_size(dims=0)  # ERROR", DM)
     err = compile_error(src, "op", SPECS)
-    assert err.message == "dims must be at least 1"
+    assert err.message == "ttl.grid_size(dims=0): dims must be an integer of at least 1"
     src = COMPUTE.replace(
         "    a_dfb = ttl", "    n = ttl.grid_size(dims=0)  # ERROR\n    a_dfb = ttl"
     ).format(body="        pass")
     err = compile_error(src, "op", SPECS)
     assert err.message == "ttl.grid_size(dims=0): dims must be an integer of at least 1"
+
+
+@pytest.mark.parametrize("dims", ["0", "-1"])
+def test_node_needs_at_least_one_dimension(compile_error, dims):
+    # One rule (ttl.dsl.dims_error) at both scopes: the kernel body and the operation.
+    call = f"ttl.node(dims={dims})"
+    want = f"{call}: dims must be an integer of at least 1"
+    err = compile_error(kernel(f"x = {call}  # ERROR", DM), "op", SPECS)
+    assert (err.message, err.hint) == (want, "write dims=1 (flattened) or dims=2 (x, y)")
+    src = COMPUTE.replace("    a_dfb = ttl", f"    n = {call}  # ERROR\n    a_dfb = ttl").format(
+        body="        pass"
+    )
+    assert compile_error(src, "op", SPECS).message == want

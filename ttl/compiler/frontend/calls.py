@@ -150,15 +150,15 @@ class CallsMixin(MixinBase):
 
     def call_grid_size(self, node: ast.Call) -> Any:
         dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
-        if dims < 1:
-            self.fail("dims must be at least 1", node, "write dims=1 (flattened) or dims=2 (x, y)")
+        if message := dsl.dims_error("grid_size", dims):
+            self.fail(message, node, dsl.DIMS_HINT)
         sizes = dsl._flatten(self.model.grid, dims, 1)
         return sizes[0] if dims == 1 else sizes
 
     def call_node(self, node: ast.Call) -> Any:
         dims = self.static_int(self.args(node, ["dims"], 0).get("dims", 2), node, "dims")
-        if dims < 1:
-            self.fail("dims must be at least 1", node, "write dims=1 (flattened) or dims=2 (x, y)")
+        if message := dsl.dims_error("node", dims):
+            self.fail(message, node, dsl.DIMS_HINT)
         x, y = (self.emit(d.NodeOp(i)).results[0] for i in (0, 1))
         x.name_hint, y.name_hint = "node_x", "node_y"
         dx, dy = Dyn(x, "int", Affine.var(x)), Dyn(y, "int", Affine.var(y))

@@ -40,7 +40,7 @@ from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
 from ttl.source import source_text
-from ttl.specs import TensorSpec
+from ttl.specs import RowMajor, TensorSpec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
 _TTL_DIR = str(Path(__file__).resolve().parent.parent)
@@ -183,6 +183,7 @@ def _run_on_device(
 ) -> tuple:
     """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh)."""
     bound = _specs(op, params, arrays, loc)
+    arrays = [a.array if isinstance(a, RowMajor) else a for a in arrays]  # layout is in bound
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
 

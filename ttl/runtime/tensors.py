@@ -8,7 +8,6 @@ import numpy as np
 
 from ttl.runtime.tiles import DataFormat, data_format
 
-
 ROW_MAJOR = "row_major"
 # Row-major pages start on this many bytes (ttl.specs.ROW_MAJOR_PAGE_ALIGNMENT, which the
 # compiler's TensorAccessor uses; tests/runtime checks they agree).

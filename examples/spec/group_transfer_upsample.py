@@ -37,8 +37,8 @@ def group_transfer_upsample(input_images, output):
     #
     # All tensors have row-major layout
 
-    HO = HI * H_SCALE_FACTOR  # noqa: F841 (the spec's names for the output size)
-    WO = WI * W_SCALE_FACTOR  # noqa: F841
+    HO = HI * H_SCALE_FACTOR  # noqa: F841, N806 (the spec's names for the output size)
+    WO = WI * W_SCALE_FACTOR  # noqa: F841, N806
 
     io_dfb = ttl.make_dataflow_buffer_like(input_images, shape=(C,), block_count=2)
 

@@ -1,10 +1,10 @@
 """A tiled variant of the spec's group-transfer example ("Group transfer"):
 nearest-neighbour upsampling of whole tiles.
 
-The spec upsamples row-major images pixel by pixel
-(group_transfer_upsample.py); with tiled tensors the unit is a tile. The writer copies each input tile to its ``F x F`` output positions,
-adds the transfer handles to one ``ttl.GroupTransfer`` and waits for them all
-at once.
+The spec upsamples row-major images pixel by pixel (group_transfer_upsample.py);
+with tiled tensors the unit is a tile. The writer copies each input tile to its
+``F x F`` output positions, adds the transfer handles to one
+``ttl.GroupTransfer`` and waits for them all at once.
 """
 
 import numpy as np

@@ -6,9 +6,9 @@ is an element (1-D, 2-D and 3-D blocks), row slices copied in and out, and an
 element-wise expression stored in compute. The same text runs on both sides
 (sim_harness.py). Block-with-scalar operands are left out: tt-lang-sim 1.1.6
 fails on them for every layout ('float' object has no attribute 'layout');
-tests/runtime/test_row_major_run.py checks ours against NumPy. Operations the simulator rejects on row-major blocks
-(reduce, broadcast, mixing layouts) are checked to fail on both sides: a
-located compile error on ours.
+tests/runtime/test_row_major_run.py checks ours against NumPy. Operations the
+simulator rejects on row-major blocks (reduce, broadcast) are checked to fail
+on both sides: a located compile error on ours.
 """
 
 from __future__ import annotations

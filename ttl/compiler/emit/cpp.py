@@ -556,7 +556,8 @@ class KernelEmitter(SyncEmitMixin):
         for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
             coord = self.val(off)
             if not coord.isdigit() and dim not in sl.proven_dims:  # constants were checked
-                what = f"dimension {dim} of tensor '{tname}'"
+                kind = "row-major tensor" if tensor_type.is_row_major else "tensor"
+                what = f"dimension {dim} of {kind} '{tname}'"
                 self.line(f'ttl_check_slice({coord}, {size}, {units[dim]}, "{what}");')
             coords.append(coord)
         if tensor_type.is_row_major:

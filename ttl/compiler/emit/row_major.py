@@ -33,6 +33,8 @@ def tensor_page_bytes(t: d.TensorType) -> int:
 def _scaled(expr: str, factor: int) -> str:
     if factor == 1 or expr == "0":
         return expr
+    if expr.isdigit():  # a constant offset: fold it
+        return str(int(expr) * factor)
     return f"{expr if _IDENT.match(expr) else f'({expr})'} * {factor}"
 
 

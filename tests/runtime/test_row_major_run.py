@@ -16,7 +16,7 @@ import pytest
 import ttl
 from ttl.compiler.driver import load_operation
 from ttl.host import jit, toolchain
-from ttl.runtime import Device, load_bundle, run
+from ttl.runtime import Device
 from ttl.runtime.errors import KernelFaultError
 
 BF16 = ml_dtypes.bfloat16

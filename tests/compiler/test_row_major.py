@@ -59,7 +59,7 @@ def test_spec_strings_name_the_layout():
     assert str(spec) == "bf16[2,5,48]:row_major"
     assert str(TensorSpec.parse("bf16[64,64]:tile")) == "bf16[64,64]"  # tiled text unchanged
     assert TensorSpec.parse("f32[7]:row_major").row_page_bytes() == 32  # 28 B, 32-B aligned
-    with pytest.raises(ValueError, match="unsupported layout 'rowmajor'.*':row_major'"):
+    with pytest.raises(ValueError, match=r"unsupported layout 'rowmajor'.*':row_major'"):
         TensorSpec.parse("bf16[2,3]:rowmajor")
     with pytest.raises(ValueError, match="a tiled tensor needs at least 2 dimensions"):
         TensorSpec.parse("bf16[48]")

@@ -106,7 +106,7 @@ BAD = [
             "yv.store(xv * 2.0)",
             "yv.store(ttl.math.reduce_sum(xv, dims=[1], shape=(2, 1)))  # ERROR",
         ),
-        "ttl.math.reduce_sum/reduce_max is not supported on row-major blocks (DFB 'y_dfb'",
+        "ttl.math.reduce_sum/reduce_max is not supported on row-major blocks (DFB 'x_dfb'",
         "TILE_LAYOUT",
     ),
     (

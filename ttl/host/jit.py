@@ -183,11 +183,11 @@ def _run_on_device(
 ) -> tuple:
     """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh)."""
     bound = _specs(op, params, arrays, loc)
-    arrays = [a.array if isinstance(a, RowMajor) else a for a in arrays]  # layout is in bound
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
 
         check_tensors(op, specs, arrays)
+    arrays = [a.array if isinstance(a, RowMajor) else a for a in arrays]  # layout is in bound
     target = target or SETTINGS.target or DEFAULT_TARGET
     if target not in TARGETS:
         raise TTLCompileError(

@@ -100,8 +100,11 @@ def expression_layout(stored: dsl.DataflowBuffer, expr: bx.Expr, fail: FailFn) -
     ops = _tile_only(expr)
     if ops:
         name, at = ops[0]
+        # Name the operand's row-major DFB when it has one, else the stored block's.
+        operands = [leaf.block.dfb for leaf in _leaves(at) if leaf.block.dfb.is_row_major]
+        dfb = (operands or row_major)[0]
         fail(
-            f"{name} is not supported on row-major blocks (DFB '{row_major[0].name}' is "
+            f"{name} is not supported on row-major blocks (DFB '{dfb.name}' is "
             "row-major: its shape unit is an element, and this operation works on 32x32 tiles)",
             at.node,
             "make the DFB like a TILE_LAYOUT tensor (ttnn.from_torch(..., "

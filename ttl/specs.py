@@ -137,11 +137,11 @@ class RowMajor:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self.array.shape)  # type: ignore[attr-defined]
+        return tuple(self.array.shape)
 
     @property
     def dtype(self) -> object:
-        return self.array.dtype  # type: ignore[attr-defined]
+        return self.array.dtype
 
     def __repr__(self) -> str:
         return f"ttl.row_major({self.array!r})"

@@ -232,7 +232,7 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
     if TYPE_CHECKING:
         shape: ArrayAttr[IntAttr]
         element_type: Attribute
-        layout: StringAttr
+        layout: Attribute
 
     def __init__(self, shape: Sequence[int], element_type: Attribute, layout: str = TILE):
         super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type, StringAttr(layout))
@@ -240,7 +240,12 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
     @property
     def is_row_major(self) -> bool:
         """Row-major: the shape is in elements (else in tiles, or elements for tensors)."""
-        return self.layout.data == ROW_MAJOR
+        return self.layout_name == ROW_MAJOR
+
+    @property
+    def layout_name(self) -> str:
+        """``tile`` or ``row_major`` (ttl.specs' layout names)."""
+        return self.layout.data if isinstance(self.layout, StringAttr) else TILE
 
     @property
     def dims(self) -> tuple[int, ...]:
@@ -288,7 +293,7 @@ class TensorType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
-    layout: StringAttr = param_def()
+    layout: Attribute = param_def()
 
     @property
     def tile_dims(self) -> tuple[int, ...]:
@@ -310,7 +315,7 @@ class DFBType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
-    layout: StringAttr = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -321,7 +326,7 @@ class BlockType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
-    layout: StringAttr = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -332,7 +337,7 @@ class TilesType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
-    layout: StringAttr = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -343,7 +348,7 @@ class SliceType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
-    layout: StringAttr = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition
@@ -747,7 +752,7 @@ class _AcquireOp(IRDLOperation):
         assert isinstance(dfb.type, DFBType)
         super().__init__(
             operands=[dfb],
-            result_types=[BlockType(dfb.type.dims, dfb.type.element_type, dfb.type.layout.data)],
+            result_types=[BlockType(dfb.type.dims, dfb.type.element_type, dfb.type.layout_name)],
         )
 
     def verify_(self) -> None:
@@ -833,7 +838,7 @@ class SliceOp(IRDLOperation):
         assert isinstance(tensor.type, TensorType)
         super().__init__(
             operands=[tensor, offsets],
-            result_types=[SliceType(sizes, tensor.type.element_type, tensor.type.layout.data)],
+            result_types=[SliceType(sizes, tensor.type.element_type, tensor.type.layout_name)],
         )
 
     def verify_(self) -> None:
@@ -972,7 +977,7 @@ class ReadOp(IRDLOperation):
         assert isinstance(block.type, BlockType)
         dims = block.type.dims if view is None else tuple(view)
         elem = element_type or block.type.element_type
-        layout = block.type.layout.data
+        layout = block.type.layout_name
         super().__init__(operands=[block], result_types=[TilesType(dims, elem, layout)])
 
     def verify_(self) -> None:

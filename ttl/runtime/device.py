@@ -157,8 +157,10 @@ class Device:
         """
         if tensor.is_row_major:
             staging = self._staging(tensor.num_pages * tensor.page_size)
-            raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
-            rows = raw[:, : tensor.row_bytes].view(tensor.format.dtype).reshape(tensor.shape)
+            pages = self.dram.read_pages(
+                tensor.address, tensor.page_size, tensor.num_pages, staging
+            )
+            rows = pages[:, : tensor.row_bytes].view(tensor.format.dtype).reshape(tensor.shape)
             if out is not None:
                 out[...] = rows
                 return out

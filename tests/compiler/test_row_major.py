@@ -140,3 +140,9 @@ def test_bad_row_major_use_is_a_located_error(compile_error, what, read, compute
     err = compile_error(program(read, compute), "op", RM)
     assert message in err.message, err.render()
     assert hint in err.hint or hint in err.message, err.render()
+
+
+def test_print_of_a_row_major_block_is_a_located_error(compile_error):
+    read = READ_OK + "\n    print(xb)  # ERROR"
+    err = compile_error(program(read=read), "op", RM)
+    assert "print() of block 'xb' is not supported: it is row-major" in err.message

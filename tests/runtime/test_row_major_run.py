@@ -186,3 +186,30 @@ def test_a_tiled_array_is_still_tiled_without_row_major(tmp_path):
     op, _ = _load(tmp_path, DYNAMIC.format(index="r * 8:r * 8 + 8"))
     with pytest.raises(ttl.TTLCompileError, match="a tiled tensor needs at least 2 dimensions"):
         jit.run_operation(op, np.ones(32, np.float32), np.zeros(32, np.float32))
+
+
+UNIFIED = """\
+import ttl
+
+
+@ttl.operation(grid=(1, 1))
+def op(inp, out):
+    cols = inp.shape[1]
+    src = ttl.make_dataflow_buffer_like(inp, shape=(cols,))
+    dst = ttl.make_dataflow_buffer_like(out, shape=(cols,))
+    for t in range(inp.shape[0]):
+        with src.reserve() as blk:
+            ttl.copy(inp[t, :], blk).wait()
+        with src.wait() as a, dst.reserve() as y:
+            y.store(-ttl.math.abs(a))
+        with dst.wait() as blk:
+            ttl.copy(blk, out[t, :]).wait()
+"""
+
+
+def test_unified_operation_on_row_major_tensors(tmp_path):
+    op, _ = _load(tmp_path, UNIFIED)
+    a = np.random.default_rng(1).uniform(-1, 1, (5, 70)).astype(np.float32)
+    y = np.zeros_like(a)
+    jit.run_operation(op, ttl.row_major(a), ttl.row_major(y))
+    np.testing.assert_array_equal(y, -np.abs(a))

@@ -26,6 +26,12 @@ ROW_MAJOR_PAGE_ELEMENTS = TILE_ROWS * TILE_COLS
 _SPEC_RE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]*)\]\s*(?::\s*([A-Za-z_]+))?\s*$")
 
 
+def row_page_bytes(row_elements: int, element_bytes: int) -> int:
+    """The DRAM page of one row of a row-major tensor: its bytes, aligned."""
+    row = row_elements * element_bytes
+    return -(-row // ROW_MAJOR_PAGE_ALIGNMENT) * ROW_MAJOR_PAGE_ALIGNMENT
+
+
 def normalize_dtype(dtype: object) -> str:
     """Map a dtype spelling (``bf16``, ``ttl.bfloat16``, ``"float32"``...) to bf16/f32."""
     name = getattr(dtype, "name", dtype)
@@ -119,8 +125,7 @@ class TensorSpec:
 
     def row_page_bytes(self) -> int:
         """A row-major tensor's DRAM page: one row of the innermost dimension, aligned."""
-        row = self.shape[-1] * (4 if self.dtype == "f32" else 2)
-        return -(-row // ROW_MAJOR_PAGE_ALIGNMENT) * ROW_MAJOR_PAGE_ALIGNMENT
+        return row_page_bytes(self.shape[-1], 4 if self.dtype == "f32" else 2)
 
 
 class RowMajor:

@@ -23,8 +23,9 @@ from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import BundleError, LaunchError
 from ttl.runtime.program import KernelSpec, Program
-from ttl.runtime.tensors import ROW_MAJOR, is_torch, like_input, to_numpy
+from ttl.runtime.tensors import is_torch, like_input, to_numpy
 from ttl.runtime.tiles import data_format
+from ttl.specs import ROW_MAJOR
 
 MANIFEST_SCHEMA = "ttl.manifest"
 MANIFEST_VERSIONS = (1,)

@@ -19,9 +19,10 @@ from ttl.runtime.noc import Noc
 from ttl.runtime.node import Node
 from ttl.runtime.program import Coord, Program
 from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
-from ttl.runtime.tensors import ROW_MAJOR, DramTensor, like_input, tensor_format, to_numpy
+from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
 from ttl.runtime.tiles import num_tiles, tilize, untilize
 from ttl.runtime.waits import Wait
+from ttl.specs import ROW_MAJOR
 
 DFB_ALIGNMENT = 32
 

@@ -7,11 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ttl.runtime.tiles import DataFormat, data_format
-
-ROW_MAJOR = "row_major"
-# Row-major pages start on this many bytes (ttl.specs.ROW_MAJOR_PAGE_ALIGNMENT, which the
-# compiler's TensorAccessor uses; tests/runtime checks they agree).
-ROW_PAGE_ALIGNMENT = 32
+from ttl.specs import ROW_MAJOR, row_page_bytes
 
 
 @dataclass(frozen=True)
@@ -35,8 +31,8 @@ class DramTensor:
 
     @property
     def page_size(self) -> int:
-        if self.is_row_major:
-            return -(-self.row_bytes // ROW_PAGE_ALIGNMENT) * ROW_PAGE_ALIGNMENT
+        if self.is_row_major:  # the compiler's TensorAccessor spaces rows the same way
+            return row_page_bytes(self.shape[-1], self.format.itemsize)
         return self.format.tile_bytes
 
     @property

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from ttl.compiler import dialect as d
-from ttl.specs import ROW_MAJOR_PAGE_ALIGNMENT
+from ttl.specs import row_page_bytes
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^[0-9]+$")
 
@@ -26,8 +26,7 @@ def tensor_page_bytes(t: d.TensorType) -> int:
     """The tensor's DRAM page: a tile, or one aligned row of a row-major tensor."""
     if not t.is_row_major:
         return 4096 if t.dtype == "f32" else 2048
-    row = t.dims[-1] * element_bytes(t.dtype)
-    return -(-row // ROW_MAJOR_PAGE_ALIGNMENT) * ROW_MAJOR_PAGE_ALIGNMENT
+    return row_page_bytes(t.dims[-1], element_bytes(t.dtype))
 
 
 def _scaled(expr: str, factor: int) -> str:

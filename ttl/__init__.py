@@ -46,7 +46,7 @@ from ttl.semaphore import (
     Semaphore,
     UnicastRemoteSemaphore,
 )
-from ttl.specs import TensorSpec
+from ttl.specs import TensorSpec, row_major
 
 
 class _Toolchain:
@@ -110,5 +110,6 @@ __all__ = [
     "node",
     "operation",
     "raw_addr",
+    "row_major",
     "signpost",
 ]

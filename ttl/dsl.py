@@ -16,7 +16,7 @@ from typing import Any
 
 from ttl._intrinsic import INTRINSIC_ATTR, intrinsic
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
-from ttl.specs import TensorSpec
+from ttl.specs import ROW_MAJOR_PAGE_ELEMENTS, TensorSpec
 from ttl.targets import COMPUTE, DATA_MOVEMENT
 
 
@@ -130,11 +130,21 @@ class DataflowBuffer:
         return self.tensor.spec.dtype
 
     @property
+    def layout(self) -> str:
+        """The layout of the tensor it is made like: its shape unit is a tile or an element."""
+        return self.tensor.spec.layout
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.tensor.spec.is_row_major
+
+    @property
     def tiles_per_block(self) -> int:
+        """L1 pages per block: tiles, or a row-major block's elements in 1024-element pages."""
         n = 1
         for d in self.shape:
             n *= d
-        return n
+        return -(-n // ROW_MAJOR_PAGE_ELEMENTS) if self.is_row_major else n
 
     def _kernel_only(self, what: str) -> Any:
         raise TTLCompileError(
@@ -218,7 +228,8 @@ def active_context(what: str) -> EvalContext:
 
 
 def make_dataflow_buffer_like(tensor: Any, shape: Any, block_count: int = 2) -> DataflowBuffer:
-    """Create a DFB whose blocks have ``shape`` tiles of ``tensor``'s dtype."""
+    """Create a DFB whose blocks have ``shape`` units of ``tensor``'s dtype: tiles for a
+    tiled tensor, elements for a row-major one (any rank, e.g. ``shape=(C,)``)."""
     ctx = active_context("ttl.make_dataflow_buffer_like()")
     loc = caller_loc(2)
     if not isinstance(tensor, TensorArg):
@@ -232,7 +243,8 @@ def make_dataflow_buffer_like(tensor: Any, shape: Any, block_count: int = 2) -> 
         raise TTLCompileError(
             f"DFB shape must be positive integers, got {shape!r}",
             loc,
-            "write a tuple of tile counts, e.g. shape=(1, 1)",
+            "write a tuple of tile counts, e.g. shape=(1, 1) (element counts for a row-major "
+            "tensor, e.g. shape=(64,))",
         )
     if not isinstance(block_count, int) or block_count <= 0:
         raise TTLCompileError(

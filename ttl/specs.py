@@ -14,8 +14,22 @@ _DTYPE_ALIASES = {
     "fp32": "f32",
     "float32": "f32",
 }
-_LAYOUTS = ("tile",)
+TILE = "tile"
+ROW_MAJOR = "row_major"
+_LAYOUTS = (TILE, ROW_MAJOR)
+# Row-major DRAM pages (one per row of the innermost dimension) start on this many bytes,
+# as TT-Metal aligns interleaved DRAM pages (docs/runtime.md, "Row-major tensors").
+ROW_MAJOR_PAGE_ALIGNMENT = 32
+# In L1 a row-major block's elements fill pages of one tile's element count (the unit the
+# compute engine works on); copies move only the block's own elements.
+ROW_MAJOR_PAGE_ELEMENTS = TILE_ROWS * TILE_COLS
 _SPEC_RE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]*)\]\s*(?::\s*([A-Za-z_]+))?\s*$")
+
+
+def row_page_bytes(row_elements: int, element_bytes: int) -> int:
+    """The DRAM page of one row of a row-major tensor: its bytes, aligned."""
+    row = row_elements * element_bytes
+    return -(-row // ROW_MAJOR_PAGE_ALIGNMENT) * ROW_MAJOR_PAGE_ALIGNMENT
 
 
 def normalize_dtype(dtype: object) -> str:
@@ -31,8 +45,10 @@ def normalize_dtype(dtype: object) -> str:
 class TensorSpec:
     """Shape (in elements), dtype (``bf16``/``f32``) and layout of a tensor.
 
-    Only the tiled layout is supported: the two innermost dimensions must be
-    multiples of 32.
+    ``layout="tile"`` (the default): 32x32 tiles, so the two innermost
+    dimensions must be multiples of 32. ``layout="row_major"``: any rank of at
+    least 1, stored one DRAM page per row of the innermost dimension; indexes
+    and DFB shapes are in elements.
     """
 
     shape: tuple[int, ...]
@@ -43,11 +59,17 @@ class TensorSpec:
         object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
         object.__setattr__(self, "dtype", normalize_dtype(self.dtype))
         if self.layout not in _LAYOUTS:
-            raise ValueError(f"unsupported layout '{self.layout}': use 'tile'")
-        if len(self.shape) < 2:
-            raise ValueError(f"a tiled tensor needs at least 2 dimensions, got shape {self.shape}")
+            raise ValueError(
+                f"unsupported layout '{self.layout}': write ':tile' (the default) or ':row_major'"
+            )
         if any(d <= 0 for d in self.shape):
             raise ValueError(f"tensor dimensions must be positive, got shape {self.shape}")
+        if self.layout == ROW_MAJOR:
+            if not self.shape:
+                raise ValueError("a row-major tensor needs at least 1 dimension, got shape ()")
+            return
+        if len(self.shape) < 2:
+            raise ValueError(f"a tiled tensor needs at least 2 dimensions, got shape {self.shape}")
         if self.shape[-2] % TILE_ROWS or self.shape[-1] % TILE_COLS:
             raise ValueError(
                 f"the two innermost dimensions of a tiled tensor must be multiples of 32, "
@@ -55,29 +77,85 @@ class TensorSpec:
             )
 
     @property
+    def is_row_major(self) -> bool:
+        return self.layout == ROW_MAJOR
+
+    @property
     def tile_shape(self) -> tuple[int, ...]:
         """The shape in tiles (outer dims unchanged, inner two divided by 32)."""
         return (*self.shape[:-2], self.shape[-2] // TILE_ROWS, self.shape[-1] // TILE_COLS)
 
+    @property
+    def unit_shape(self) -> tuple[int, ...]:
+        """The shape in the tensor's index unit: tiles (tiled) or elements (row-major)."""
+        return self.shape if self.is_row_major else self.tile_shape
+
     def __str__(self) -> str:
-        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+        suffix = f":{ROW_MAJOR}" if self.is_row_major else ""
+        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]{suffix}"
 
     @classmethod
     def parse(cls, text: str) -> TensorSpec:
-        """Parse ``bf16[256,512]`` (optionally ``bf16[256,512]:tile``)."""
+        """Parse ``bf16[256,512]`` (optionally ``bf16[256,512]:tile``), or a row-major
+        tensor ``bf16[2,128,32]:row_major``."""
         m = _SPEC_RE.match(text)
         if not m:
-            raise ValueError(f"cannot parse tensor spec '{text}': write e.g. bf16[256,512]")
+            raise ValueError(
+                f"cannot parse tensor spec '{text}': write e.g. bf16[256,512] "
+                "(or bf16[2,128,32]:row_major)"
+            )
         dims = [d for d in m.group(2).replace(" ", "").split(",") if d]
         return cls(tuple(int(d) for d in dims), m.group(1), m.group(3) or "tile")
 
     @classmethod
     def of(cls, value: object) -> TensorSpec:
-        """Coerce a spec string, a TensorSpec or any object with .shape/.dtype."""
+        """Coerce a spec string, a TensorSpec or any object with .shape/.dtype.
+
+        An object with ``__ttl_layout__`` (:func:`row_major`, row-major ttnn tensors)
+        gives that layout; any other array is tiled.
+        """
         if isinstance(value, TensorSpec):
             return value
         if isinstance(value, str):
             return cls.parse(value)
+        layout = getattr(value, "__ttl_layout__", TILE)
         # Duck-typed (NumPy, torch, ...); an object without them raises AttributeError,
         # which callers report as an invalid spec.
-        return cls(tuple(value.shape), normalize_dtype(value.dtype))  # type: ignore[attr-defined]
+        return cls(tuple(value.shape), normalize_dtype(value.dtype), layout)  # type: ignore[attr-defined]
+
+    def row_page_bytes(self) -> int:
+        """A row-major tensor's DRAM page: one row of the innermost dimension, aligned."""
+        return row_page_bytes(self.shape[-1], 4 if self.dtype == "f32" else 2)
+
+
+class RowMajor:
+    """An array passed to an operation as a row-major tensor (see :func:`row_major`)."""
+
+    __ttl_layout__ = ROW_MAJOR
+
+    def __init__(self, array: object):
+        if not (hasattr(array, "shape") and hasattr(array, "dtype")):
+            raise TypeError(
+                f"ttl.row_major() takes a NumPy array or torch tensor, got {type(array).__name__}"
+            )
+        self.array = array
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.array.shape)
+
+    @property
+    def dtype(self) -> object:
+        return self.array.dtype
+
+    def __repr__(self) -> str:
+        return f"ttl.row_major({self.array!r})"
+
+
+def row_major(array: object) -> RowMajor:
+    """Pass ``array`` (NumPy or torch) to an operation as a row-major tensor.
+
+    Without it an array is a tiled tensor. The operation writes outputs into
+    ``array`` in place, as it does for tiled arrays.
+    """
+    return RowMajor(array)

@@ -207,3 +207,45 @@ def op(a, y):
 )
 
 BASES = (ELTWISE, GRID, MATMUL, ROWMAX)
+
+# Row-major tensors and DFBs (shape unit: an element), one row per block. Not in
+# BASES: its tensors go in as ttl.row_major arrays, so it has its own cases
+# (cases.py, ROW_MAJOR_MUTATIONS) rather than the tiled bases' host calls.
+ROW_MAJOR = Base(
+    "row_major",
+    """\
+import ttl
+
+
+@ttl.operation(grid=(1, 1))
+def op(a, b, y):
+    rows = a.shape[0]
+    cols = a.shape[1]
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(cols,), block_count=2)
+    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(cols,), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(cols,), block_count=2)
+
+    @ttl.compute()
+    def compute():
+        for _ in range(rows):
+            with a_dfb.wait() as x, b_dfb.wait() as z, y_dfb.reserve() as o:
+                o.store(ttl.math.abs(x) * z + x)
+
+    @ttl.datamovement()
+    def read():
+        for r in range(rows):
+            with a_dfb.reserve() as x, b_dfb.reserve() as z:
+                ta = ttl.copy(a[r, :], x)
+                tb = ttl.copy(b[r, :], z)
+                ta.wait()
+                tb.wait()
+
+    @ttl.datamovement()
+    def write():
+        for r in range(rows):
+            with y_dfb.wait() as o:
+                ttl.copy(o, y[r, :]).wait()
+""",
+    {"a": "bf16[6,40]:row_major", "b": "bf16[6,40]:row_major", "y": "bf16[6,40]:row_major"},
+    lambda a, b: np.abs(a) * b + a,
+)

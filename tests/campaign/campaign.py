@@ -107,6 +107,7 @@ def _device_error(case: Case, path: Path, e: DeviceError) -> Outcome:
 
 def _compare(case: Case, tensors: list) -> Outcome:
     def as_f64(t):
+        t = getattr(t, "array", t)  # a ttl.row_major array
         if hasattr(t, "float"):  # torch
             return t.float().numpy().astype(np.float64)
         return np.asarray(t).astype(np.float64)

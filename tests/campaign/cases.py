@@ -14,7 +14,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from bases import BASES, ELTWISE, Base
+from bases import BASES, ELTWISE, ROW_MAJOR, Base
 
 ERROR = "error"  # a located error of ours: compile-time or run-time
 CORRECT = "correct"  # runs and matches the reference
@@ -268,6 +268,84 @@ def _inputs(base: Base, rng: np.random.Generator, dtype=ml_dtypes.bfloat16) -> l
     return arrays
 
 
+# Row-major programs broken where tiles are required or where element indices go wrong:
+# located compile errors (program) and run-time slice checks (runtime).
+ROW_MAJOR_MUTATIONS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "program",
+        "reduce of a row-major block",
+        "o.store(ttl.math.abs(x) * z + x)",
+        "o.store(ttl.math.reduce_sum(x, dims=[0], shape=(1,)))",
+    ),
+    (
+        "program",
+        "transpose of a row-major block",
+        "o.store(ttl.math.abs(x) * z + x)",
+        "o.store(ttl.math.transpose(x))",
+    ),
+    ("program", "matmul of row-major blocks", "o.store(ttl.math.abs(x) * z + x)", "o.store(x @ z)"),
+    (
+        "program",
+        "broadcast of a row-major block",
+        "o.store(ttl.math.abs(x) * z + x)",
+        "o.store(ttl.math.broadcast(x, dims=[0], shape=(cols,)))",
+    ),
+    ("program", "row slice narrower than the block", "a[r, :]", "a[r, 0 : cols - 1]"),
+    ("program", "constant element slice past the end", "a[r, :]", "a[r, 1 : cols + 1]"),
+    ("program", "block shape in tiles", "(a, shape=(cols,)", "(a, shape=(1, 1)"),
+    ("program", "too many indices", "a[r, :]", "a[r, 0, :]"),
+    ("runtime", "read one row past the end", "a[r, :]", "a[r + 1, :]"),
+    ("runtime", "write one row before the start", "y[r, :]", "y[r - 1, :]"),
+)
+
+
+def _row_major_inputs(rng: np.random.Generator) -> tuple[list[Any], dict[str, Any]]:
+    import ttl
+
+    return [ttl.row_major(a) for a in _inputs(ROW_MAJOR, rng)], {}
+
+
+def _row_major_cases() -> list[Case]:
+    """The row-major base broken (ROW_MAJOR_MUTATIONS), and run as written as a control."""
+    cases = [
+        Case(
+            f"{group}/{ROW_MAJOR.name}/{name}",
+            group,
+            ROW_MAJOR,
+            ROW_MAJOR.source.replace(old, new, 1),
+            ERROR,
+            _row_major_inputs,
+        )
+        for group, name, old, new in ROW_MAJOR_MUTATIONS
+    ]
+
+    def tiled(rng):  # the same arrays without ttl.row_major: 1-row tiles do not exist
+        return _inputs(ROW_MAJOR, rng), {}
+
+    cases.append(
+        Case(
+            "host/row_major/arrays not marked row-major",
+            "host",
+            ROW_MAJOR,
+            ROW_MAJOR.source,
+            ERROR,
+            tiled,
+            ("a",),
+        )
+    )
+    cases.append(
+        Case(
+            "control/row_major/as written",
+            "control",
+            ROW_MAJOR,
+            ROW_MAJOR.source,
+            CORRECT,
+            _row_major_inputs,
+        )
+    )
+    return cases
+
+
 def _shape(base: Base, name: str) -> tuple[int, ...]:
     from ttl.specs import TensorSpec
 
@@ -471,4 +549,4 @@ def all_cases() -> list[Case]:
     cases = _mutants("program", PROGRAM_MUTATIONS) + _mutants("runtime", RUNTIME_MUTATIONS)
     for base in BASES:
         cases += _host_cases(base) + _controls(base)
-    return cases + _stress()
+    return cases + _row_major_cases() + _stress()

@@ -380,3 +380,35 @@ def test_spec_style_program_with_shape_and_rand_reaches_its_kernels(ttl_run, tmp
     code, out, err = ttl_run(prog)
     assert code == 0, err
     assert out == "spec example OK\n"
+
+
+def test_row_major_ttnn_program_runs_the_spec_upsample(ttl_run, tmp_path):
+    # The spec's group-transfer example on ROW_MAJOR_LAYOUT ttnn tensors, host side as
+    # tt-lang's own test of it writes it: torch images in, upsampled images out.
+    spec_dir = EXAMPLES.parent / "spec"
+    prog = _program(
+        tmp_path,
+        "upsample_rm.py",
+        f"""
+        import sys
+        import torch
+        import ttnn
+        sys.path.insert(0, {str(spec_dir)!r})
+        from group_transfer_upsample import C, HI, N, WI, group_transfer_upsample
+
+
+        torch.manual_seed(42)
+        images = torch.rand(N, HI, WI, C, dtype=torch.bfloat16)
+        x = ttnn.from_torch(images, layout=ttnn.ROW_MAJOR_LAYOUT)
+        y = ttnn.from_torch(
+            torch.zeros(N, HI * 2, WI * 3, C, dtype=torch.bfloat16), layout=ttnn.ROW_MAJOR_LAYOUT
+        )
+        group_transfer_upsample(x, y)
+        want = images.repeat_interleave(2, dim=1).repeat_interleave(3, dim=2)
+        assert torch.equal(ttnn.to_torch(y), want)
+        print("upsample OK")
+    """,
+    )
+    code, out, err = ttl_run(prog)
+    assert code == 0, err
+    assert out == "upsample OK\n"

@@ -114,3 +114,39 @@ def _mixed_dtypes(kb):
 def test_invalid_ir_is_rejected(kind, body, message):
     with pytest.raises(VerifyException, match=message.replace("[", r"\[").replace("]", r"\]")):
         build(kind, body).verify()
+
+
+def test_row_major_types_count_elements_in_tile_sized_pages():
+    # Shape in elements; L1 pages of 1024 elements (the compute engine's unit).
+    assert d.BlockType((48,), bf16, "row_major").num_tiles == 1
+    assert d.BlockType((2, 1500), bf16, "row_major").num_tiles == 3
+    assert d.BlockType((2, 2), bf16).num_tiles == 4  # tiles, as before
+    t = d.TensorType((2, 5, 48), bf16, "row_major")
+    assert t.unit_dims == (2, 5, 48) and d.TensorType((64, 96), bf16).unit_dims == (2, 3)
+    assert str(t) == "!ttl.tensor<2x5x48xbf16, row_major>"
+    assert str(d.TensorType((64, 96), bf16)) == "!ttl.tensor<64x96xbf16>"
+
+
+def _rm_copy(slice_sizes, block_shape, block_layout="row_major"):
+    top = Block()
+    top.add_op(d.TensorOp("x", 0, d.TensorType((4, 5, 48), bf16, "row_major")))
+    top.add_op(d.DFBOp("x_dfb", "x", d.DFBType(block_shape, bf16, block_layout), 2, 2048))
+    kb = Block()
+    x = add(kb, d.GetTensorOp("x", d.TensorType((4, 5, 48), bf16, "row_major"))).results[0]
+    f = add(kb, d.GetDFBOp("x_dfb", d.DFBType(block_shape, bf16, block_layout))).results[0]
+    r = add(kb, d.ReserveOp(f))
+    c0 = add(kb, arith.ConstantOp.from_int_and_width(0, 32)).result
+    s = add(kb, d.SliceOp(x, [c0, c0, c0], slice_sizes))
+    add(kb, d.CopyOp(s.result, r.result))
+    add(kb, d.PushOp(r.result))
+    top.add_op(d.KernelOp("k", d.KernelKindEnum.DATA_MOVEMENT, "op.k", Region(kb)))
+    return ModuleOp([d.OperationOp("op", (1, 1), "wormhole_b0", "id", Region(top))])
+
+
+def test_row_major_copy_matches_shapes_without_size_one_dims():
+    _rm_copy((1, 1, 48), (48,)).verify()  # x[n, h, :] into a (48,) block
+    _rm_copy((1, 3, 16), (3, 16)).verify()
+    with pytest.raises(VerifyException, match="the same shape"):
+        _rm_copy((1, 3, 16), (16, 3)).verify()
+    with pytest.raises(VerifyException, match="the same layout"):
+        _rm_copy((1, 1, 48), (48,), block_layout="tile").verify()

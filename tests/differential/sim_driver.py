@@ -10,7 +10,8 @@ This file never runs in .venv and imports nothing of ours. BATCH.json lists
 cases: ``{"name", "program" (a .py file defining the operation), "operation"
 (its name), "inputs" ([.npy files]), "output_shape", "output" (.npy file to
 write)}``. For each case the host side does what the tutorials do: torch
-tensors from the .npy inputs, ``ttnn.from_torch`` in TILE_LAYOUT on an opened
+tensors from the .npy inputs, ``ttnn.from_torch`` in the case's ``layout``
+(TILE_LAYOUT, or ROW_MAJOR_LAYOUT for ``row_major``) and ``dtype`` on an opened
 device, the operation called with the inputs and a zeroed output tensor, then
 ``ttnn.to_torch``. The output is written as float32 .npy (the simulator
 promotes bf16 to float32 by default, rebinding torch.bfloat16 to float32:
@@ -29,11 +30,11 @@ import torch
 import ttnn
 
 
-def tensor(device, value):
+def tensor(device, value, case):
     return ttnn.from_torch(
         value,
-        dtype=ttnn.bfloat16,
-        layout=ttnn.TILE_LAYOUT,
+        dtype=ttnn.float32 if case.get("dtype") == "f32" else ttnn.bfloat16,
+        layout=ttnn.ROW_MAJOR_LAYOUT if case.get("layout") == "row_major" else ttnn.TILE_LAYOUT,
         device=device,
         memory_config=ttnn.DRAM_MEMORY_CONFIG,
     )
@@ -44,11 +45,11 @@ def run_case(device, case, index):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     operation = getattr(module, case["operation"])
+    dtype = torch.float32 if case.get("dtype") == "f32" else torch.bfloat16
     inputs = [
-        tensor(device, torch.from_numpy(np.load(path)).to(torch.bfloat16))
-        for path in case["inputs"]
+        tensor(device, torch.from_numpy(np.load(path)).to(dtype), case) for path in case["inputs"]
     ]
-    out = tensor(device, torch.zeros(tuple(case["output_shape"]), dtype=torch.bfloat16))
+    out = tensor(device, torch.zeros(tuple(case["output_shape"]), dtype=dtype), case)
     operation(*inputs, out)
     np.save(case["output"], ttnn.to_torch(out).to(torch.float32).numpy())
 

@@ -15,7 +15,8 @@ thin host driver:
   operation and writes the output back as .npy. The subprocess starts when the
   batch does, so it runs while our side compiles.
 * ours: `run_ours` imports the same file in this process and calls the
-  operation with NumPy bf16 arrays (the JIT compiles it once into the compile
+  operation with NumPy bf16 (or f32) arrays, marked ``ttl.row_major`` for
+  row-major programs (the JIT compiles it once into the compile
   cache, ``$TTL_CACHE_DIR`` or the default, then the emulator runs it).
 
 tt-lang-sim lives in its own virtual environment, .venv-sim (tools/setup.sh,
@@ -36,6 +37,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
+import ttl
+
 ROOT = Path(__file__).resolve().parents[2]
 SIM_VENV = ROOT / ".venv-sim"
 SIM_LAUNCHER = SIM_VENV / "bin" / "tt-lang-sim"
@@ -53,6 +56,8 @@ class Program:
     inputs: tuple[np.ndarray, ...]
     output_shape: tuple[int, ...]
     operation: str = "operation"
+    layout: str = "tile"  # of every tensor: "tile" or "row_major"
+    dtype: str = "bf16"  # of every tensor: "bf16" or "f32"
 
 
 class SimError(RuntimeError):
@@ -82,6 +87,7 @@ class SimBatch:
         self._timeout = timeout
         self._results: dict[str, str | None] | None = None
         self._outputs: dict[str, Path] = {}
+        self._dtypes = {program.name: program.dtype for program in programs}
         cases = []
         for program in programs:
             inputs = []
@@ -99,6 +105,8 @@ class SimBatch:
                     "inputs": inputs,
                     "output_shape": list(program.output_shape),
                     "output": str(output),
+                    "layout": program.layout,
+                    "dtype": program.dtype,
                 }
             )
         self._results_file = self._directory / "results.json"
@@ -138,7 +146,8 @@ class SimBatch:
         # By default tt-lang-sim promotes bf16 to float32 (torch.bfloat16 is rebound to
         # float32 in its process), so its bf16 output tensor holds float32 values: round
         # them to bf16 (nearest even) as packing the output tile would.
-        return np.load(self._outputs[name]).astype(BF16).astype(np.float32)
+        out = np.load(self._outputs[name])
+        return out if self._dtypes[name] == "f32" else out.astype(BF16).astype(np.float32)
 
     def close(self) -> None:
         if self._process.poll() is None:
@@ -154,9 +163,11 @@ def run_ours(program: Program, directory: Path) -> np.ndarray:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     operation = getattr(module, program.operation)
-    inputs = [np.asarray(value).astype(BF16) for value in program.inputs]
-    out = np.zeros(program.output_shape, BF16)
-    operation(*inputs, out)
+    dtype = np.float32 if program.dtype == "f32" else BF16
+    inputs = [np.asarray(value).astype(dtype) for value in program.inputs]
+    out = np.zeros(program.output_shape, dtype)
+    wrap = ttl.row_major if program.layout == "row_major" else (lambda a: a)
+    operation(*(wrap(a) for a in inputs), wrap(out))
     return out.astype(np.float32)
 
 

@@ -100,6 +100,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from ttl.math import UNARY_PARAMS
+from ttl.specs import ROW_MAJOR, ROW_MAJOR_PAGE_ELEMENTS, TILE
 
 # ----------------------------------------------------------------- attributes
 
@@ -231,9 +232,20 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
     if TYPE_CHECKING:
         shape: ArrayAttr[IntAttr]
         element_type: Attribute
+        layout: Attribute
 
-    def __init__(self, shape: Sequence[int], element_type: Attribute):
-        super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type)
+    def __init__(self, shape: Sequence[int], element_type: Attribute, layout: str = TILE):
+        super().__init__(ArrayAttr(IntAttr(d) for d in shape), element_type, StringAttr(layout))
+
+    @property
+    def is_row_major(self) -> bool:
+        """Row-major: the shape is in elements (else in tiles, or elements for tensors)."""
+        return self.layout_name == ROW_MAJOR
+
+    @property
+    def layout_name(self) -> str:
+        """``tile`` or ``row_major`` (ttl.specs' layout names)."""
+        return self.layout.data if isinstance(self.layout, StringAttr) else TILE
 
     @property
     def dims(self) -> tuple[int, ...]:
@@ -246,22 +258,31 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def num_tiles(self) -> int:
+        """Pages of the value: tiles, or for a row-major block its elements in whole
+        1024-element pages (the unit the compute engine works on; docs/runtime.md)."""
         n = 1
         for d in self.dims:
             n *= d
-        return n
+        return -(-n // ROW_MAJOR_PAGE_ELEMENTS) if self.is_row_major else n
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             printer.print_dimension_list(self.dims)
             printer.print_string("x")
             printer.print_attribute(self.element_type)
+            if self.is_row_major:
+                printer.print_string(f", {ROW_MAJOR}")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
             dims, elem = parser.parse_ranked_shape()
-        return (ArrayAttr(IntAttr(d) for d in dims), elem)
+            layout = TILE
+            if parser.parse_optional_punctuation(",") is not None:
+                layout = parser.parse_identifier()
+                if layout not in (TILE, ROW_MAJOR):
+                    parser.raise_error(f"unknown layout '{layout}': write {ROW_MAJOR}")
+        return (ArrayAttr(IntAttr(d) for d in dims), elem, StringAttr(layout))
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -272,12 +293,18 @@ class TensorType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
+    layout: Attribute = param_def()
 
     @property
     def tile_dims(self) -> tuple[int, ...]:
         """The shape in tiles: the two innermost dimensions in 32x32 tiles."""
         dims = self.dims
         return (*dims[:-2], -(-dims[-2] // 32), -(-dims[-1] // 32))
+
+    @property
+    def unit_dims(self) -> tuple[int, ...]:
+        """The shape in index units: tiles, or elements for a row-major tensor."""
+        return self.dims if self.is_row_major else self.tile_dims
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -288,6 +315,7 @@ class DFBType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -298,6 +326,7 @@ class BlockType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -308,6 +337,7 @@ class TilesType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition(init=False)  # __init__ of the base class
@@ -318,6 +348,7 @@ class SliceType(_ShapedType):
 
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
+    layout: Attribute = param_def()
 
 
 @irdl_attr_definition
@@ -720,7 +751,8 @@ class _AcquireOp(IRDLOperation):
     def __init__(self, dfb: SSAValue):
         assert isinstance(dfb.type, DFBType)
         super().__init__(
-            operands=[dfb], result_types=[BlockType(dfb.type.dims, dfb.type.element_type)]
+            operands=[dfb],
+            result_types=[BlockType(dfb.type.dims, dfb.type.element_type, dfb.type.layout_name)],
         )
 
     def verify_(self) -> None:
@@ -806,7 +838,7 @@ class SliceOp(IRDLOperation):
         assert isinstance(tensor.type, TensorType)
         super().__init__(
             operands=[tensor, offsets],
-            result_types=[SliceType(sizes, tensor.type.element_type)],
+            result_types=[SliceType(sizes, tensor.type.element_type, tensor.type.layout_name)],
         )
 
     def verify_(self) -> None:
@@ -855,7 +887,13 @@ class CopyOp(IRDLOperation):
         if isinstance(s, BlockType) == isinstance(d, BlockType):
             raise VerifyException("one side of a copy must be a block and the other a slice")
         assert isinstance(s, _ShapedType) and isinstance(d, _ShapedType)
-        if s.dims != d.dims or s.element_type != d.element_type:
+        if s.layout != d.layout:
+            raise VerifyException("copy source and destination must have the same layout")
+        if s.is_row_major:  # the same elements in the same order (size-1 dims aside)
+            same = [n for n in s.dims if n != 1] == [n for n in d.dims if n != 1]
+        else:
+            same = s.dims == d.dims
+        if not same or s.element_type != d.element_type:
             raise VerifyException("copy source and destination must have the same shape")
         if self.is_read and not isinstance(self.dst.owner, ReserveOp):
             raise VerifyException("a copy into a block needs a reserved block")
@@ -939,7 +977,8 @@ class ReadOp(IRDLOperation):
         assert isinstance(block.type, BlockType)
         dims = block.type.dims if view is None else tuple(view)
         elem = element_type or block.type.element_type
-        super().__init__(operands=[block], result_types=[TilesType(dims, elem)])
+        layout = block.type.layout_name
+        super().__init__(operands=[block], result_types=[TilesType(dims, elem, layout)])
 
     def verify_(self) -> None:
         _require_compute(self)

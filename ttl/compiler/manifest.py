@@ -17,6 +17,7 @@ from ttl.compiler import dialect as d
 from ttl.compiler.analysis.capacity import dfb_bytes
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit.cpp import KernelSource
+from ttl.compiler.emit.row_major import tensor_page_bytes
 from ttl.targets import DATA_FORMATS, get_target, tile_bytes
 
 SCHEMA = "ttl.manifest"
@@ -26,6 +27,20 @@ VERSION = 1
 def _tensor_entry(t: d.TensorOp) -> dict[str, Any]:
     ty = t.tensor_type
     shape = list(ty.dims)
+    if ty.is_row_major:  # one page per row of the innermost dimension
+        rows = 1
+        for n in shape[:-1]:
+            rows *= n
+        return {
+            "name": t.sym_name.data,
+            "index": t.index.value.data,
+            "shape": shape,
+            "dtype": ty.dtype,
+            "layout": "row_major",
+            "num_pages": rows,
+            "page_size": tensor_page_bytes(ty),
+            "data_format": DATA_FORMATS[ty.dtype],
+        }
     tiles = [*shape[:-2], shape[-2] // 32, shape[-1] // 32]
     pages = 1
     for n in tiles:

@@ -40,7 +40,7 @@ from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
 from ttl.source import source_text
-from ttl.specs import TensorSpec
+from ttl.specs import RowMajor, TensorSpec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
 _TTL_DIR = str(Path(__file__).resolve().parent.parent)
@@ -187,6 +187,7 @@ def _run_on_device(
         from ttl.compiler.evaluate import check_tensors
 
         check_tensors(op, specs, arrays)
+    arrays = [a.array if isinstance(a, RowMajor) else a for a in arrays]  # layout is in bound
     target = target or SETTINGS.target or DEFAULT_TARGET
     if target not in TARGETS:
         raise TTLCompileError(

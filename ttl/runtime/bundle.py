@@ -25,6 +25,7 @@ from ttl.runtime.errors import BundleError, LaunchError
 from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.tensors import is_torch, like_input, to_numpy
 from ttl.runtime.tiles import data_format
+from ttl.specs import ROW_MAJOR
 
 MANIFEST_SCHEMA = "ttl.manifest"
 MANIFEST_VERSIONS = (1,)
@@ -40,6 +41,7 @@ class TensorSignature:
     shape: tuple[int, ...]
     dtype: str
     written: bool = True  # may a kernel write it? (only these are read back after a run)
+    layout: str = "tile"  # or "row_major": one DRAM page per innermost row
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             tuple(int(s) for s in t["shape"]),
             data_format(t["dtype"]).name,
             bool(t.get("written", True)),
+            _layout(t, where),
         )
         for t in sorted(m["tensors"], key=lambda t: t["index"])
     ]
@@ -170,6 +173,17 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
         [e["initial_value"] for e in sems],
         [str(e["name"]) for e in sems],
     )
+
+
+def _layout(entry: dict, where: str) -> str:
+    """A manifest tensor's layout (absent: tiled, as every manifest before row-major)."""
+    layout = entry.get("layout", "tile")
+    if layout not in ("tile", ROW_MAJOR):
+        raise BundleError(
+            f"{where}: tensor '{entry['name']}' has layout {layout!r}; this runtime knows "
+            f"'tile' and '{ROW_MAJOR}'"
+        )
+    return layout
 
 
 def _semaphores(m: dict, where: str) -> list[dict]:
@@ -250,7 +264,7 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
 
 def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> tuple:
     handles = {
-        sig.name: dev.write_tensor(arr, sig.dtype)
+        sig.name: dev.write_tensor(arr, sig.dtype, layout=sig.layout)
         for sig, arr in zip(bundle.tensors, arrays, strict=True)
     }
     args = [handles[a["tensor"]].address for a in bundle.per_node_args]

@@ -22,6 +22,7 @@ from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
 from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
 from ttl.runtime.tiles import num_tiles, tilize, untilize
 from ttl.runtime.waits import Wait
+from ttl.specs import ROW_MAJOR
 
 DFB_ALIGNMENT = 32
 
@@ -110,24 +111,36 @@ class Device:
         self._prints = target if isinstance(target, PrintSink) else PrintSink(target)
 
     # -------------------------------------------------------------- tensors
-    def allocate_tensor(self, shape, dtype="bf16") -> DramTensor:
-        """Reserves an interleaved DRAM tensor of ``shape`` (tile-aligned) and ``dtype``."""
+    def allocate_tensor(self, shape, dtype="bf16", layout="tile") -> DramTensor:
+        """Reserves an interleaved DRAM tensor of ``shape`` and ``dtype``: tile-aligned with
+        one page per tile, or (``layout="row_major"``) one page per innermost row."""
         fmt = tensor_format(np.empty(0), dtype)
         shape = tuple(int(s) for s in shape)
+        if layout == ROW_MAJOR:
+            if not shape or min(shape) <= 0:
+                raise LaunchError(f"a row-major tensor needs positive dimensions, got {shape}")
+            t = DramTensor(0, shape, fmt, layout)
+            return DramTensor(self.dram.allocate(t.num_pages, t.page_size), shape, fmt, layout)
         try:
             pages = num_tiles(shape)
         except ValueError as e:
             raise LaunchError(str(e)) from None
         return DramTensor(self.dram.allocate(pages, fmt.tile_bytes), shape, fmt)
 
-    def write_tensor(self, array, dtype=None, into: DramTensor | None = None) -> DramTensor:
-        """Tilizes ``array`` (NumPy or torch) into DRAM; returns its handle."""
+    def write_tensor(
+        self, array, dtype=None, into: DramTensor | None = None, layout="tile"
+    ) -> DramTensor:
+        """Tilizes ``array`` (NumPy or torch) into DRAM, or stores it row by row for
+        ``layout="row_major"`` (or a row-major ``into``); returns its handle."""
         arr = to_numpy(array)
         fmt = into.format if into is not None else tensor_format(arr, dtype)
         if into is not None and tuple(arr.shape) != into.shape:
             raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
-        t = into or self.allocate_tensor(arr.shape, fmt)
+        t = into or self.allocate_tensor(arr.shape, fmt, layout)
         arr = arr.astype(fmt.dtype, copy=False)
+        if t.is_row_major:
+            self.dram.write_pages(t.address, t.page_size, self._row_pages(arr, t))
+            return t
         pages = self.dram.pages_view(t.address, t.page_size, t.num_pages)
         if pages is not None:  # contiguous in DRAM's host memory: tilize straight into it
             tilize(arr, out=pages.reshape(-1).view(fmt.dtype))
@@ -143,12 +156,32 @@ class Device:
         ``out``: a C-contiguous NumPy array of the tensor's shape and dtype to read
         into (and return), such as a view of the caller's own output tensor.
         """
+        if tensor.is_row_major:
+            staging = self._staging(tensor.num_pages * tensor.page_size)
+            pages = self.dram.read_pages(
+                tensor.address, tensor.page_size, tensor.num_pages, staging
+            )
+            rows = pages[:, : tensor.row_bytes].view(tensor.format.dtype).reshape(tensor.shape)
+            if out is not None:
+                out[...] = rows
+                return out
+            return like_input(rows.copy(), like)
         raw = self.dram.pages_view(tensor.address, tensor.page_size, tensor.num_pages)
         if raw is None:
             staging = self._staging(tensor.num_pages * tensor.page_size)
             raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
         arr = untilize(raw.view(tensor.format.dtype), tensor.shape, out=out)
         return arr if out is not None else like_input(arr, like)
+
+    def _row_pages(self, arr: np.ndarray, t: DramTensor) -> np.ndarray:
+        """``arr``'s rows as (pages, page size) bytes, each row padded to its page."""
+        rows = np.ascontiguousarray(arr).reshape(t.num_pages, -1).view(np.uint8)
+        if t.page_size == t.row_bytes:
+            return rows
+        pages = self._staging(t.num_pages * t.page_size).reshape(t.num_pages, t.page_size)
+        pages[:, : t.row_bytes] = rows
+        pages[:, t.row_bytes :] = 0
+        return pages
 
     def _staging(self, nbytes: int) -> np.ndarray:
         """A reused host buffer for tilizing (fresh memory costs a page fault per 4 KiB)."""

@@ -600,9 +600,11 @@ class Hart:
             offset = _int32(a)
             size, extent = b >> 16, b & 0xFFFF
             span = f"[{offset}]" if size == 1 else f"[{offset}:{offset + size}]"
+            what = self.printer.string(c)
+            unit = "element" if "row-major tensor" in what else "tile"  # the emitter's words
             return (
-                f"tile slice {span} is out of bounds for {self.printer.string(c)} "
-                f"({extent} tiles): indices are in tiles, 0 <= index < {extent}"
+                f"{unit} slice {span} is out of bounds for {what} "
+                f"({extent} {unit}s): indices are in {unit}s, 0 <= index < {extent}"
             )
         return f"device API error {kind} ({a}, {b})"
 

@@ -7,22 +7,38 @@ from dataclasses import dataclass
 import numpy as np
 
 from ttl.runtime.tiles import DataFormat, data_format
+from ttl.specs import ROW_MAJOR, row_page_bytes
 
 
 @dataclass(frozen=True)
 class DramTensor:
-    """A tiled tensor in interleaved DRAM: one page per tile."""
+    """A tensor in interleaved DRAM: one page per tile (``layout="tile"``), or per row of
+    the innermost dimension (``layout="row_major"``, as TT-NN stores row-major tensors)."""
 
     address: int
     shape: tuple[int, ...]
     format: DataFormat
+    layout: str = "tile"
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.layout == ROW_MAJOR
+
+    @property
+    def row_bytes(self) -> int:
+        """Bytes of one row of the innermost dimension (row-major data in a page)."""
+        return self.shape[-1] * self.format.itemsize
 
     @property
     def page_size(self) -> int:
+        if self.is_row_major:  # the compiler's TensorAccessor spaces rows the same way
+            return row_page_bytes(self.shape[-1], self.format.itemsize)
         return self.format.tile_bytes
 
     @property
     def num_pages(self) -> int:
+        if self.is_row_major:
+            return int(np.prod(self.shape[:-1], dtype=np.int64))
         return int(np.prod(self.shape)) // 1024
 
     @property

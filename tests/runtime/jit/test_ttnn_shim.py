@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 import torch
+from jit_support import EXAMPLE_OP
 
 from ttl.errors import TTLCompileError
 from ttl.host import ttnn
 from ttl.host.ttnn.errors import MissingTtnnFunctionError, TtnnError
 
 HERE = __file__
+UPSAMPLE = Path(__file__).resolve().parents[3] / "examples/spec/group_transfer_upsample.py"
 
 
 def _data(t: ttnn.Tensor) -> np.ndarray:
@@ -153,13 +156,32 @@ def test_elementwise_ops_broadcast_and_matmul():
     np.testing.assert_allclose(_data(ttnn.matmul(a, b)), np.full((64, 32), 6.0))
 
 
-def test_row_major_tensor_passed_to_an_operation_is_a_clear_error(add_mul):
+def test_row_major_tensor_where_tiles_are_required_is_a_located_error(add_mul):
+    # add_mul's DFBs are made like its tensors: a row-major 'a' makes a row-major a_dfb,
+    # whose blocks cannot meet the tiled b_dfb's in one expression (tt-lang-sim: the same).
     t = ttnn.zeros((32, 32), dtype=ttnn.bfloat16, layout=ttnn.ROW_MAJOR_LAYOUT)
     tiled = ttnn.to_layout(t, ttnn.TILE_LAYOUT)
-    with pytest.raises(
-        TTLCompileError, match=r"(?s)tensor 'a' .*ROW_MAJOR layout.*layout=ttnn.TILE_LAYOUT"
-    ):
+    with pytest.raises(TTLCompileError) as info:
         add_mul(t, tiled, tiled, tiled)
+    text = info.value.render()
+    assert "mixes blocks of row-major DFB" in text and "tiled DFB" in text, text
+    assert f"{EXAMPLE_OP.name}:" in text and "hint:" in text, text
+
+
+def test_row_major_ttnn_tensors_run_the_spec_upsample(needs_device_cxx):
+    spec = importlib.util.spec_from_file_location("upsample", UPSAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.manual_seed(0)
+    src = torch.rand((module.N, module.HI, module.WI, module.C), dtype=torch.bfloat16)
+    x = ttnn.from_torch(src, layout=ttnn.ROW_MAJOR_LAYOUT)
+    out_shape = (module.N, module.HI * 2, module.WI * 3, module.C)
+    y = ttnn.from_torch(torch.zeros(out_shape, dtype=torch.bfloat16), layout=ttnn.ROW_MAJOR_LAYOUT)
+    module.group_transfer_upsample(x, y)
+    out = ttnn.to_torch(y)
+    assert y.layout is ttnn.ROW_MAJOR_LAYOUT and tuple(out.shape) == out_shape
+    want = module.reference(src.float().numpy())
+    np.testing.assert_array_equal(out.float().numpy(), want)
 
 
 def test_operation_writes_into_ttnn_tensors(add_mul):

@@ -26,6 +26,7 @@ from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit import pipes
 from ttl.compiler.emit.compute import emit_store
 from ttl.compiler.emit.debug import print_statement, signpost_statement
+from ttl.compiler.emit.row_major import row_major_copy_lines, tensor_page_bytes
 from ttl.compiler.emit.sync import SyncEmitMixin
 from ttl.targets import Target
 
@@ -351,7 +352,7 @@ class KernelEmitter(SyncEmitMixin):
         self.lines = body
         for name in self.used_tensors if not k.is_compute else []:
             t = self.tensors[name]
-            page = 4096 if t.tensor_type.dtype == "f32" else 2048
+            page = tensor_page_bytes(t.tensor_type)
             self.line(
                 f"const TensorAccessor tensor_{name}(get_arg_val<uint32_t>({t.index.value.data}), "
                 f"{page});"
@@ -548,9 +549,21 @@ class KernelEmitter(SyncEmitMixin):
         assert isinstance(tensor, d.GetTensorOp)
         tname = tensor.ref.root_reference.data
         # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
-        tiles = sl.tensor.type.tile_dims  # type: ignore[attr-defined]
-        proven = sl.proven_dims
+        tensor_type: d.TensorType = sl.tensor.type  # type: ignore[assignment]
+        units = tensor_type.unit_dims
         sizes = sl.result.type.dims
+        coords = []
+        for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
+            coord = self.val(off)
+            if not coord.isdigit() and dim not in sl.proven_dims:  # constants were checked
+                kind = "row-major tensor" if tensor_type.is_row_major else "tensor"
+                what = f"dimension {dim} of {kind} '{tname}'"
+                self.line(f'ttl_check_slice({coord}, {size}, {units[dim]}, "{what}");')
+            coords.append(coord)
+        if tensor_type.is_row_major:
+            self._row_major_copy(op, tname, tensor_type, coords, sizes, self.names[blk])
+            return
+        tiles = units
         page = 4096 if sl.result.type.dtype == "f32" else 2048
         strides, acc = [], 1
         for s in reversed(tiles):
@@ -564,11 +577,7 @@ class KernelEmitter(SyncEmitMixin):
         bstrides.reverse()
         loops = []
         page_terms, local_terms = [], []
-        for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
-            coord = self.val(off)
-            if not coord.isdigit() and dim not in proven:  # the frontend checked constants
-                what = f"dimension {dim} of tensor '{tname}'"
-                self.line(f'ttl_check_slice({coord}, {size}, {tiles[dim]}, "{what}");')
+        for dim, (coord, size) in enumerate(zip(coords, sizes, strict=True)):
             if size > 1:
                 iv = self.namer.fresh(f"tile{dim}")
                 loops.append((iv, size))
@@ -595,6 +604,22 @@ class KernelEmitter(SyncEmitMixin):
         for _ in loops:
             self.indent(-1)
             self.line("}")
+
+    def _row_major_copy(
+        self,
+        op: d.CopyOp,
+        tname: str,
+        tensor_type: d.TensorType,
+        coords: list[str],
+        sizes: tuple[int, ...],
+        blk: str,
+    ) -> None:
+        """One NOC read or write per row segment: each row of the innermost dimension is
+        a DRAM page, and a slice's run of it is contiguous there and in the block."""
+        for text in row_major_copy_lines(
+            op.is_read, tname, tensor_type, coords, sizes, blk, self.namer.fresh
+        ):
+            self.line(text)
 
     def op_PipeSendOp(self, op: d.PipeSendOp) -> None:
         for text in pipes.send_lines(op, self.names[op.block], self.cb(op.landing)):

@@ -33,6 +33,7 @@ from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.values import BlockHandle
 from ttl.source import node_loc
+from ttl.specs import TILE
 
 _IN_PLACE = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}
 
@@ -46,6 +47,14 @@ class AccumulatorBuffer(dsl.DataflowBuffer):
     @property
     def dtype(self) -> str:
         return self.acc_dtype
+
+    @property
+    def layout(self) -> str:
+        return TILE  # compiler-made blocks hold tiles, whatever tensor they are made like
+
+    @property
+    def is_row_major(self) -> bool:
+        return False
 
 
 def accumulator_names(fn: ast.FunctionDef) -> frozenset[str]:

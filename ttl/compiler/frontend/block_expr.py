@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend.values import BlockHandle
+from ttl.specs import TILE
 
 Shape = tuple[int, ...]
 
@@ -150,10 +151,12 @@ class ExprLowering:
         error: ErrorFn,
         dtype: str,
         mixed: bool = False,
+        layout: str = TILE,
     ):
         self.emit = emit
         self.error = error
         self.dtype = dtype
+        self.layout = layout  # of every block of the store (frontend/row_major.py)
         self.mixed = mixed  # an accumulator store: operands of any dtype (unpacked to DST)
         self.elem = element_type(dtype)
         self._reads: dict[tuple[SSAValue, Shape], SSAValue] = {}
@@ -194,7 +197,7 @@ class ExprLowering:
         raise AssertionError(type(e))
 
     def _tiles(self, shape: Shape) -> d.TilesType:
-        return d.TilesType(shape, self.elem)
+        return d.TilesType(shape, self.elem, self.layout)
 
     # ------------------------------------------------------------ lowering
     def lower(self, e: Expr, expected: Shape | None) -> SSAValue:

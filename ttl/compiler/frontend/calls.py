@@ -11,7 +11,7 @@ from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
-from ttl.compiler.frontend import unary_math
+from ttl.compiler.frontend import row_major, unary_math
 from ttl.compiler.frontend.pipes import is_pipe_value
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
@@ -199,12 +199,14 @@ class CallsMixin(MixinBase):
                 node,
                 "copy into a block acquired with reserve()",
             )
-        if sl.sizes != blk.dfb.shape:
+        row_major.check_copy_layouts(sl.tensor, blk.dfb, node, self.fail)
+        if not row_major.copy_shapes_match(sl.tensor, sl.sizes, blk.dfb.shape):
+            unit = "elements" if blk.dfb.is_row_major else "tiles"
             self.fail(
                 f"slice shape {bx._fmt(sl.sizes)} differs from the block shape "
                 f"{bx._fmt(blk.dfb.shape)} of '{blk.dfb.name}'",
                 sl.node,
-                f"slice exactly one block of {bx._fmt(blk.dfb.shape)} tiles, e.g. "
+                f"slice exactly one block of {bx._fmt(blk.dfb.shape)} {unit}, e.g. "
                 f"t[r:r + {blk.dfb.shape[0]}, ...]",
             )
         if sl.tensor.dtype != blk.dfb.dtype:
@@ -432,7 +434,10 @@ class CallsMixin(MixinBase):
 
     def store_expr(self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST) -> None:
         """Lower ``expr`` and store it into ``h`` (adding to its tiles when ``acc``)."""
-        lowering = bx.ExprLowering(self.emit, self.error, h.dfb.dtype, mixed=h.accumulator)
+        layout = row_major.expression_layout(h.dfb, expr, self.fail)
+        lowering = bx.ExprLowering(
+            self.emit, self.error, h.dfb.dtype, mixed=h.accumulator, layout=layout
+        )
         shape = lowering.shape_of(expr)
         if shape is not None and shape != h.dfb.shape:
             self.fail(
@@ -456,13 +461,14 @@ class CallsMixin(MixinBase):
 
     # ------------------------------------------------------------ slices
     def tensor_slice(self, t: dsl.TensorArg, node: ast.Subscript) -> SliceVal:
-        tiles = t.spec.tile_shape
+        tiles = t.spec.unit_shape
+        unit = "elements" if t.spec.is_row_major else "tiles"
         elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(elts) > len(tiles):
             self.fail(
                 f"tensor '{t.name}' has {len(tiles)} dimensions but is indexed with {len(elts)}",
                 node,
-                "index each dimension once, in tile units",
+                f"index each dimension once, in {unit}",
             )
         offsets: list[int | Dyn] = []
         sizes: list[int] = []
@@ -503,9 +509,9 @@ class CallsMixin(MixinBase):
                 shown = f"{offset}" if size == 1 else f"{offset}:{offset + size}"
                 self.fail(
                     f"slice [{shown}] is out of bounds for dimension {i} of tensor '{t.name}' "
-                    f"({extent} tiles)",
+                    f"({extent} {unit})",
                     where,
-                    f"indices are in tiles: use 0 <= index < {extent}",
+                    f"indices are in {unit}: use 0 <= index < {extent}",
                 )
             offsets.append(offset)
             sizes.append(size)

@@ -115,6 +115,16 @@ class DebugMixin(MixinBase):
         return n
 
     def _print_object(self, v: Any, node: ast.AST):
+        row_major = (isinstance(v, BlockHandle) and v.dfb.is_row_major) or (
+            isinstance(v, dsl.TensorArg) and v.spec.is_row_major
+        )
+        if row_major:  # the print formats show tiles: row-major data would be garbled
+            self.fail(
+                f"print() of {self.describe(v)} is not supported: it is row-major, and "
+                "print shows tensors and blocks as 32x32 tiles",
+                node,
+                "print a DFB's state, or copy the data into a tiled tensor's DFB to print it",
+            )
         if isinstance(v, BlockHandle):
             self.check_live(v, node)
             return v.value

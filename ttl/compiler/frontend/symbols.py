@@ -17,9 +17,12 @@ class ModuleSymbols:
         self.include_dirs = include_dirs
         self.conditions: list[Any] = []
         self.tensor_types = {
-            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype)) for t in model.tensors
+            t.name: d.TensorType(t.spec.shape, bx.element_type(t.spec.dtype), t.spec.layout)
+            for t in model.tensors
         }
-        self.dfb_types = {f.name: d.DFBType(f.shape, bx.element_type(f.dtype)) for f in model.dfbs}
+        self.dfb_types = {
+            f.name: d.DFBType(f.shape, bx.element_type(f.dtype), f.layout) for f in model.dfbs
+        }
         self.pipes = PipeTables(list(model.pipe_nets))
         # Semaphores by index: (symbol, initial value); the pipes' first (analysis/pipes.py
         # numbers them from 0), then the operation's own, then one staging word per kernel

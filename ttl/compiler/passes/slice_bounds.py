@@ -31,7 +31,7 @@ def _prove(op: Operation, scope: Scope) -> None:
     proven = [
         dim
         for dim, (offset, size, extent) in enumerate(
-            zip(op.offsets, result.dims, tensor.tile_dims, strict=True)
+            zip(op.offsets, result.dims, tensor.unit_dims, strict=True)
         )
         if (r := scope.range_of(offset)).lo >= 0 and r.hi + size <= extent
     ]

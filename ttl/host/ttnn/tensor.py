@@ -4,8 +4,8 @@ A ``TILE_LAYOUT`` tensor of any logical shape is stored padded to whole tiles
 (zeros), as ttnn stores it on the device: ``shape`` is the logical shape,
 ``padded_shape`` the stored one, and an operation sees the padded tiles (a
 (N, 1) vector lives in column 0 of its tiles). ``ROW_MAJOR_LAYOUT`` tensors are
-stored as they are. A tensor on an N-device mesh holds N shards; its
-``shape`` is one shard's, as in ttnn.
+stored as they are, and an operation gets them as row-major tensors. A tensor
+on an N-device mesh holds N shards; its ``shape`` is one shard's, as in ttnn.
 """
 
 from __future__ import annotations
@@ -16,17 +16,19 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ttl.errors import SourceLoc, TTLCompileError
+from ttl.errors import SourceLoc
 from ttl.host.ttnn.device import MeshDevice
 from ttl.host.ttnn.errors import reject_options, ttnn_error
 from ttl.host.ttnn.types import (
     DRAM_MEMORY_CONFIG,
+    ROW_MAJOR_LAYOUT,
     TILE,
     TILE_LAYOUT,
     DataType,
     Layout,
     MemoryConfig,
 )
+from ttl.specs import RowMajor
 
 
 class Shape(tuple):
@@ -151,15 +153,13 @@ class Tensor:
     def __ttl_device__(self) -> MeshDevice | None:
         return self._device
 
-    def __ttl_host_array__(self, what: str, loc: SourceLoc | None, index: int = 0) -> np.ndarray:
-        """The stored (padded) array of device ``index`` (the JIT updates it in place)."""
-        if self.layout is not TILE_LAYOUT:
-            raise TTLCompileError(
-                f"{what} is a ttnn tensor in {self.layout.name} layout; TT-Lang operations "
-                "take tiled tensors",
-                loc,
-                "create it with layout=ttnn.TILE_LAYOUT (or convert with ttnn.to_layout)",
-            )
+    def __ttl_host_array__(
+        self, what: str, loc: SourceLoc | None, index: int = 0
+    ) -> np.ndarray | RowMajor:
+        """The stored (padded) array of device ``index`` (the JIT updates it in place);
+        a ROW_MAJOR_LAYOUT tensor's comes marked row-major (``ttl.row_major``)."""
+        if self.layout is ROW_MAJOR_LAYOUT:
+            return RowMajor(self._shards[index])
         return self._shards[index]
 
     def __repr__(self) -> str:

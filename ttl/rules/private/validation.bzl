@@ -12,6 +12,9 @@ TARGET_GRIDS = {
 }
 
 _DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
+
+# ttl/specs.py's layouts: tiled (the default) and row-major.
+_LAYOUTS = ["tile", "row_major"]
 _DIGITS = "0123456789"
 
 def _is_positive_int(text):
@@ -21,7 +24,8 @@ def spec_error(spec):
     """Checks a tensor spec string.
 
     Args:
-      spec: the spec, e.g. `bf16[64,64]` (optionally with `:layout`).
+      spec: the spec, e.g. `bf16[64,64]`, optionally with a layout:
+        `bf16[64,64]:tile` (the default) or `bf16[2,128,32]:row_major`.
 
     Returns:
       None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not.
@@ -29,6 +33,9 @@ def spec_error(spec):
     text = spec.replace(" ", "")
     layout_sep = text.rfind(":")
     if layout_sep > text.rfind("]"):
+        layout = text[layout_sep + 1:]
+        if layout not in _LAYOUTS:
+            return "unknown layout `%s` (write `:tile`, the default, or `:row_major`)" % layout
         text = text[:layout_sep]
     open_bracket = text.find("[")
     if open_bracket <= 0 or not text.endswith("]"):

@@ -13,23 +13,28 @@ _DTYPE_ALIASES = {
     "f32": "f32",
     "fp32": "f32",
     "float32": "f32",
+    # BFP8_b block-float (ttnn.bfloat8_b): tiles of 16-element groups sharing an exponent.
+    "bfp8": "bfp8",
+    "bfp8_b": "bfp8",
+    "bfloat8_b": "bfp8",
 }
 _LAYOUTS = ("tile",)
 _SPEC_RE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]*)\]\s*(?::\s*([A-Za-z_]+))?\s*$")
 
 
 def normalize_dtype(dtype: object) -> str:
-    """Map a dtype spelling (``bf16``, ``ttl.bfloat16``, ``"float32"``...) to bf16/f32."""
+    """Map a dtype spelling (``bf16``, ``ttl.bfloat16``, ``"float32"``, ``bfp8``...) to
+    bf16/f32/bfp8."""
     name = getattr(dtype, "name", dtype)
     key = str(name).lower().rsplit(".", 1)[-1]
     if key not in _DTYPE_ALIASES:
-        raise ValueError(f"unsupported dtype '{name}': use bf16 or f32")
+        raise ValueError(f"unsupported dtype '{name}': use bf16, f32 or bfp8")
     return _DTYPE_ALIASES[key]
 
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """Shape (in elements), dtype (``bf16``/``f32``) and layout of a tensor.
+    """Shape (in elements), dtype (``bf16``/``f32``/``bfp8``) and layout of a tensor.
 
     Only the tiled layout is supported: the two innermost dimensions must be
     multiples of 32.

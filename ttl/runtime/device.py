@@ -20,7 +20,7 @@ from ttl.runtime.node import Node
 from ttl.runtime.program import Coord, Program
 from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
 from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
-from ttl.runtime.tiles import num_tiles, tilize, untilize
+from ttl.runtime.tiles import decode, encode, num_tiles, tilize, untilize
 from ttl.runtime.waits import Wait
 
 DFB_ALIGNMENT = 32
@@ -127,8 +127,15 @@ class Device:
         if into is not None and tuple(arr.shape) != into.shape:
             raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
         t = into or self.allocate_tensor(arr.shape, fmt)
-        arr = arr.astype(fmt.dtype, copy=False)
         pages = self.dram.pages_view(t.address, t.page_size, t.num_pages)
+        if fmt.packed:  # block-float: quantized from float32, tile by tile
+            raw = encode(tilize(arr.astype(np.float32, copy=False)), fmt)
+            if pages is not None:
+                pages[...] = raw
+            else:
+                self.dram.write_pages(t.address, t.page_size, raw)
+            return t
+        arr = arr.astype(fmt.dtype, copy=False)
         if pages is not None:  # contiguous in DRAM's host memory: tilize straight into it
             tilize(arr, out=pages.reshape(-1).view(fmt.dtype))
             return t
@@ -147,7 +154,7 @@ class Device:
         if raw is None:
             staging = self._staging(tensor.num_pages * tensor.page_size)
             raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
-        arr = untilize(raw.view(tensor.format.dtype), tensor.shape, out=out)
+        arr = untilize(decode(raw, tensor.format), tensor.shape, out=out)
         return arr if out is not None else like_input(arr, like)
 
     def _staging(self, nbytes: int) -> np.ndarray:

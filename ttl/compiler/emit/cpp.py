@@ -27,7 +27,7 @@ from ttl.compiler.emit import pipes
 from ttl.compiler.emit.compute import emit_store
 from ttl.compiler.emit.debug import print_statement, signpost_statement
 from ttl.compiler.emit.sync import SyncEmitMixin
-from ttl.targets import Target
+from ttl.targets import Target, tile_bytes
 
 PRELUDE = """\
 #include <cstdint>
@@ -351,7 +351,7 @@ class KernelEmitter(SyncEmitMixin):
         self.lines = body
         for name in self.used_tensors if not k.is_compute else []:
             t = self.tensors[name]
-            page = 4096 if t.tensor_type.dtype == "f32" else 2048
+            page = tile_bytes(t.tensor_type.dtype)
             self.line(
                 f"const TensorAccessor tensor_{name}(get_arg_val<uint32_t>({t.index.value.data}), "
                 f"{page});"
@@ -551,7 +551,7 @@ class KernelEmitter(SyncEmitMixin):
         tiles = sl.tensor.type.tile_dims  # type: ignore[attr-defined]
         proven = sl.proven_dims
         sizes = sl.result.type.dims
-        page = 4096 if sl.result.type.dtype == "f32" else 2048
+        page = tile_bytes(sl.result.type.dtype)
         strides, acc = [], 1
         for s in reversed(tiles):
             strides.append(acc)

@@ -123,7 +123,7 @@ class Device:
     def write_tensor(self, array, dtype=None, into: DramTensor | None = None) -> DramTensor:
         """Tilizes ``array`` (NumPy or torch) into DRAM; returns its handle."""
         arr = to_numpy(array)
-        fmt = into.format if into is not None else tensor_format(arr, dtype)
+        fmt = into.format if into is not None else tensor_format(array, dtype)
         if into is not None and tuple(arr.shape) != into.shape:
             raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
         t = into or self.allocate_tensor(arr.shape, fmt)

@@ -96,10 +96,14 @@ def like_input(arr: np.ndarray, template):
     return arr
 
 
-def tensor_format(arr: np.ndarray, dtype=None) -> DataFormat:
-    """The device format for ``arr``: ``dtype`` if given, else bf16/f32 from the array."""
+def tensor_format(arr, dtype=None) -> DataFormat:
+    """The device format for ``arr``: ``dtype`` if given, else bfp8 for a
+    :class:`Bfp8Tensor`, else bf16/f32 from the array."""
     if dtype is not None:
         return data_format(dtype)
+    if isinstance(arr, Bfp8Tensor):
+        return BFP8
+    arr = to_numpy(arr)
     try:
         return data_format(arr.dtype)
     except ValueError:

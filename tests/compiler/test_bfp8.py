@@ -56,7 +56,7 @@ def test_bfp8_pages_in_the_manifest_and_kernels():
 
 
 def test_the_ir_names_the_block_float_type_and_parses_back():
-    result = _compile({n: "bfp8[32,32]" for n in "abcy"})
+    result = _compile(dict.fromkeys("abcy", "bfp8[32,32]"))
     assert "!ttl.tensor<32x32x!ttl.bfp8>" in result.ir
     assert "!ttl.dfb<1x1x!ttl.bfp8>" in result.ir
     # DST tiles hold the unpacked bf16 values.
@@ -70,5 +70,5 @@ def test_the_ir_names_the_block_float_type_and_parses_back():
 
 
 def test_bf16_operations_compile_as_before():
-    bf16 = _compile({n: "bf16[32,32]" for n in "abcy"})
+    bf16 = _compile(dict.fromkeys("abcy", "bf16[32,32]"))
     assert "bfp8" not in bf16.ir and "1088" not in "\n".join(bf16.sources.values())

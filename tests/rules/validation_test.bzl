@@ -19,7 +19,7 @@ _GOOD_TOLERANCES = ["0", "0.01", "0.0078125", "1e-3", "2.5E+2", ".5", "5."]
 _BAD_TOLERANCES = ["", "abc", "1/128", "-0.1", "1e", "1e-", "0.1.2", "1e2e3", " 0.1"]
 _GOOD_GRIDS = ["", "full", "1", "2x4", "8x8", "8X8"]
 _BAD_GRIDS = ["2by2", "0x1", "x", "2x", "1x2x3", "9x1", "-1x2", "2x 4"]
-_GOOD_SPECS = ["bf16[64,64]", "f32[32]", "bf16[64, 64]", "bf16[64,64]:tile"]
+_GOOD_SPECS = ["bf16[64,64]", "f32[32]", "bf16[64, 64]", "bf16[64,64]:tile", "bfp8[64,64]", "bfloat8_b[32,32]"]
 _BAD_SPECS = ["bf16", "bf16[64,sixty]", "int8[32,32]", "bf16[0,32]", "bf16[64,]", "[64]"]
 
 def _validation_test_impl(ctx):

@@ -17,8 +17,6 @@ import ml_dtypes
 import numpy as np
 
 from ttl.errors import SourceLoc, TTLCompileError
-from ttl.runtime.tensors import Bfp8Tensor
-from ttl.runtime.tiles import BFP8, round_to_format
 from ttl.host.ttnn.device import MeshDevice
 from ttl.host.ttnn.errors import reject_options, ttnn_error
 from ttl.host.ttnn.types import (
@@ -29,6 +27,8 @@ from ttl.host.ttnn.types import (
     Layout,
     MemoryConfig,
 )
+from ttl.runtime.tensors import Bfp8Tensor
+from ttl.runtime.tiles import BFP8, round_to_format
 
 
 class Shape(tuple):
@@ -169,7 +169,9 @@ class Tensor:
     def __ttl_device__(self) -> MeshDevice | None:
         return self._device
 
-    def __ttl_host_array__(self, what: str, loc: SourceLoc | None, index: int = 0) -> np.ndarray:
+    def __ttl_host_array__(
+        self, what: str, loc: SourceLoc | None, index: int = 0
+    ) -> np.ndarray | Bfp8Tensor:
         """The stored (padded) array of device ``index`` (the JIT updates it in place)."""
         if self.layout is not TILE_LAYOUT:
             raise TTLCompileError(
@@ -179,7 +181,7 @@ class Tensor:
                 "create it with layout=ttnn.TILE_LAYOUT (or convert with ttnn.to_layout)",
             )
         if self.dtype.block_float:  # the JIT compiles for bfp8 and writes outputs in place
-            return Bfp8Tensor.wrap(self._shards[index])  # type: ignore[return-value]
+            return Bfp8Tensor.wrap(self._shards[index])
         return self._shards[index]
 
     def __repr__(self) -> str:

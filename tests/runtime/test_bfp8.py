@@ -119,3 +119,35 @@ def test_round_to_format_quantizes_per_tile_face_row():
     assert float(y[0, 16]) == pytest.approx(0.3, rel=2**-7)
     assert tiles.data_format("bfloat8_b") is tiles.BFP8
     assert tiles.format_from_code(6) is tiles.BFP8
+
+
+def _cop_with_bfp8_tiles(count: int):
+    """A coprocessor whose L1 holds ``count`` BFP8_b tiles at 0 (and room to pack after)."""
+    from ttl.runtime.coprocessor import Coprocessor
+
+    x = np.random.default_rng(2).standard_normal((count, 1024)).astype(np.float32) * 8
+    l1 = np.zeros(2 * count * bfp8.TILE_BYTES, np.uint8)
+    l1[: count * bfp8.TILE_BYTES] = bfp8.pack(x).reshape(-1)
+    return Coprocessor(l1, dst_tiles=8), x
+
+
+@pytest.mark.parametrize("together", [True, False])
+def test_the_coprocessor_unpacks_and_packs_bfp8_tiles(together):
+    from test_cop_batching import _queue
+
+    from ttl.runtime import memmap
+
+    fmt, n, size = memmap.FMT_BFP8_B, 4, bfp8.TILE_BYTES
+    cop, x = _cop_with_bfp8_tiles(n)
+    unpacks = [(memmap.COP_UNPACK, j * size, fmt, j) for j in range(n)]
+    scale = [(memmap.COP_SCALAR, memmap.BINOP_MUL, j, 0x3FC00000) for j in range(n)]  # * 1.5
+    packs = [(memmap.COP_PACK, j, (n + j) * size, fmt, 0) for j in range(n)]
+    cmds = [*unpacks, *scale, *packs]
+    for queue in [cmds] if together else [[c] for c in cmds]:
+        cop.drain(_queue(queue))
+    assert (cop.batched > 0) == together  # runs of 4 vectorize over the packed tiles
+    values = bfp8.unpack(cop.l1[: n * size].reshape(n, size))
+    np.testing.assert_array_equal(cop.dst[:n], values * np.float32(1.5))
+    packed = cop.l1[n * size :].reshape(n, size)
+    np.testing.assert_array_equal(packed, bfp8.pack(values * np.float32(1.5)))
+    assert not np.array_equal(bfp8.unpack(packed), values * np.float32(1.5))  # it rounded

@@ -191,7 +191,7 @@ def test_a_missing_ttnn_function_is_named_and_located():
     with pytest.raises(MissingTtnnFunctionError) as info:
         ttnn.softmax(ttnn.zeros((32, 32)))
     _located(info, "ttnn.softmax is not part of the emulator's ttnn subset", "docs/ttnn.md")
-    assert not hasattr(ttnn, "bfloat8_b")  # hasattr sees an AttributeError
+    assert not hasattr(ttnn, "bfloat4_b")  # hasattr sees an AttributeError
 
 
 def test_unsupported_dtype_names_the_function_and_the_dtype():

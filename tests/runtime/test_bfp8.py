@@ -128,7 +128,7 @@ def _cop_with_bfp8_tiles(count: int):
     x = np.random.default_rng(2).standard_normal((count, 1024)).astype(np.float32) * 8
     l1 = np.zeros(2 * count * bfp8.TILE_BYTES, np.uint8)
     l1[: count * bfp8.TILE_BYTES] = bfp8.pack(x).reshape(-1)
-    return Coprocessor(l1, dst_tiles=8), x
+    return Coprocessor(l1, dst_tiles=8)
 
 
 @pytest.mark.parametrize("together", [True, False])
@@ -138,7 +138,7 @@ def test_the_coprocessor_unpacks_and_packs_bfp8_tiles(together):
     from ttl.runtime import memmap
 
     fmt, n, size = memmap.FMT_BFP8_B, 4, bfp8.TILE_BYTES
-    cop, x = _cop_with_bfp8_tiles(n)
+    cop = _cop_with_bfp8_tiles(n)
     unpacks = [(memmap.COP_UNPACK, j * size, fmt, j) for j in range(n)]
     scale = [(memmap.COP_SCALAR, memmap.BINOP_MUL, j, 0x3FC00000) for j in range(n)]  # * 1.5
     packs = [(memmap.COP_PACK, j, (n + j) * size, fmt, 0) for j in range(n)]
@@ -151,3 +151,15 @@ def test_the_coprocessor_unpacks_and_packs_bfp8_tiles(together):
     packed = cop.l1[n * size :].reshape(n, size)
     np.testing.assert_array_equal(packed, bfp8.pack(values * np.float32(1.5)))
     assert not np.array_equal(bfp8.unpack(packed), values * np.float32(1.5))  # it rounded
+
+
+def test_a_pack_with_l1_accumulation_adds_to_the_unpacked_bfp8_tile():
+    from test_cop_batching import _queue
+
+    from ttl.runtime import memmap
+
+    cop = _cop_with_bfp8_tiles(1)
+    old = bfp8.unpack(cop.l1[: bfp8.TILE_BYTES])
+    cop.dst[0] = np.float32(0.25)
+    cop.drain(_queue([(memmap.COP_PACK, 0, 0, memmap.FMT_BFP8_B, 1)]))
+    np.testing.assert_array_equal(cop.l1[: bfp8.TILE_BYTES], bfp8.pack(old + np.float32(0.25))[0])

@@ -70,18 +70,29 @@ def pack(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def unpack(raw: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """(n, 1088) BFP8_b bytes as face-layout float32 tiles (n, 1024), into ``out`` if given."""
-    r = np.asarray(raw, dtype=np.uint8).reshape(-1, TILE_BYTES)
-    shared = r[:, :GROUPS].astype(np.int32)[:, :, None]
-    data = r[:, GROUPS:].reshape(-1, GROUPS, GROUP).astype(np.int32)
+def _float_bits(shared: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """The float32 bit patterns of element bytes ``data`` under exponents ``shared``
+    (broadcast together): the normalised magnitude under the shared exponent."""
+    shared, data = shared.astype(np.int32), data.astype(np.int32)
     sign, magnitude = data >> 7, data & _MAX
     shift = _SHIFT[magnitude]
     exp = shared - shift
     fraction = (magnitude << (shift + 1)) & _MAX
     bits = (sign << 31) | (exp << 23) | (fraction << 16)
-    bits = np.where((magnitude == 0) | (exp <= 0), sign << 31, bits)
-    values = bits.astype(np.uint32).view(np.float32).reshape(-1, TILE_ELEMS)
+    return np.where((magnitude == 0) | (exp <= 0), sign << 31, bits).astype(np.uint32)
+
+
+# Every (exponent, element byte) pair's float32 bits: unpacking is one table lookup
+# (256 KiB; one tile at a time is what the coprocessor mostly unpacks).
+_BITS = _float_bits(np.arange(256)[:, None], np.arange(256)[None, :])
+
+
+def unpack(raw: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(n, 1088) BFP8_b bytes as face-layout float32 tiles (n, 1024), into ``out`` if given."""
+    r = np.asarray(raw, dtype=np.uint8).reshape(-1, TILE_BYTES)
+    data = r[:, GROUPS:].reshape(-1, GROUPS, GROUP)
+    bits = _BITS[r[:, :GROUPS, None], data]
+    values = bits.view(np.float32).reshape(-1, TILE_ELEMS)
     if out is None:
         return values
     np.copyto(out, values, casting="unsafe")

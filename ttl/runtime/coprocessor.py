@@ -347,12 +347,15 @@ class Coprocessor:
                 each = field.kind == "l1_each"
                 tiles = None if scaler_one else self._tiles(word, fmt, step[i], count, each)
                 if tiles is not None and fmt == BFP8.code:
-                    tiles = _block_float(tiles, field.kind == "l1_out", unpacks, packs)
+                    written = field.kind == "l1_out"
+                    # A pack overwrites its tiles unless it accumulates (its l1_acc word).
+                    read = not written or (op == memmap.COP_PACK and bool(first[3]))
+                    tiles = _block_float(tiles, read, written, unpacks, packs)
                 values.append(tiles)
             else:
                 values.append(word)
         run = self._makers[op](*values)
-        if unpacks:
+        if unpacks or packs:
             run = partial(_in_order, (*unpacks, run, *packs))
         return self._finish(run, writes)
 
@@ -595,16 +598,17 @@ def _reduce_each(x: np.ndarray, dim: int, combine: np.ufunc) -> np.ndarray:
 
 def _block_float(
     raw: np.ndarray,
+    read: bool,
     written: bool,
     unpacks: list[Callable[[], object]],
     packs: list[Callable[[], object]],
 ) -> np.ndarray:
     """A float32 stand-in (count, 1024) for the BFP8_b tiles ``raw`` (count, 1088) of one
-    command operand: the unpacker fills it before the command, and for a ``written``
-    operand (a pack) the packer stores it back quantized after it."""
+    command operand: for a ``read`` operand the unpacker fills it before the command,
+    and for a ``written`` one (a pack) the packer stores it back quantized after it."""
     values = np.empty((raw.shape[0], TILE_ELEMS), dtype=np.float32)
-    # Written tiles are decoded too: a pack with L1 accumulation adds to them.
-    unpacks.append(partial(bfp8.unpack, raw, values))
+    if read:
+        unpacks.append(partial(bfp8.unpack, raw, values))
     if written:
         packs.append(lambda: np.copyto(raw, bfp8.pack(values)))
     return values

@@ -13,6 +13,10 @@ _DTYPE_ALIASES = {
     "f32": "f32",
     "fp32": "f32",
     "float32": "f32",
+    # BFP8_b block-float (ttnn.bfloat8_b): tiles of 16-element groups sharing an exponent.
+    "bfp8": "bfp8",
+    "bfp8_b": "bfp8",
+    "bfloat8_b": "bfp8",
 }
 TILE = "tile"
 ROW_MAJOR = "row_major"
@@ -33,17 +37,18 @@ def row_page_bytes(row_elements: int, element_bytes: int) -> int:
 
 
 def normalize_dtype(dtype: object) -> str:
-    """Map a dtype spelling (``bf16``, ``ttl.bfloat16``, ``"float32"``...) to bf16/f32."""
+    """Map a dtype spelling (``bf16``, ``ttl.bfloat16``, ``"float32"``, ``bfp8``...) to
+    bf16/f32/bfp8."""
     name = getattr(dtype, "name", dtype)
     key = str(name).lower().rsplit(".", 1)[-1]
     if key not in _DTYPE_ALIASES:
-        raise ValueError(f"unsupported dtype '{name}': use bf16 or f32")
+        raise ValueError(f"unsupported dtype '{name}': use bf16, f32 or bfp8")
     return _DTYPE_ALIASES[key]
 
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """Shape (in elements), dtype (``bf16``/``f32``) and layout of a tensor.
+    """Shape (in elements), dtype (``bf16``/``f32``/``bfp8``) and layout of a tensor.
 
     ``layout="tile"`` (the default): 32x32 tiles, so the two innermost
     dimensions must be multiples of 32. ``layout="row_major"``: any rank of at
@@ -67,6 +72,8 @@ class TensorSpec:
         if self.layout == ROW_MAJOR:
             if not self.shape:
                 raise ValueError("a row-major tensor needs at least 1 dimension, got shape ()")
+            if self.dtype == "bfp8":  # block-float exponents are shared within tile rows
+                raise ValueError("bfp8 tensors are tiled: drop ':row_major' or use bf16/f32")
             return
         if len(self.shape) < 2:
             raise ValueError(f"a tiled tensor needs at least 2 dimensions, got shape {self.shape}")

@@ -20,14 +20,15 @@ DATA_MOVEMENT = "data_movement"
 TILE_ROWS = 32
 TILE_COLS = 32
 
-# Bytes per element of each tensor data type, and its TT-Metal data format.
-DTYPE_BYTES = {"bf16": 2, "f32": 4}
-DATA_FORMATS = {"bf16": "Float16_b", "f32": "Float32"}
+# Bytes of one 32x32 tile of each tensor data type, and its TT-Metal data format:
+# 2- and 4-byte elements, or BFP8_b's 64 shared exponents + 1024 mantissa bytes.
+TILE_BYTES = {"bf16": 2048, "f32": 4096, "bfp8": 1088}
+DATA_FORMATS = {"bf16": "Float16_b", "f32": "Float32", "bfp8": "Bfp8_b"}
 
 
 def tile_bytes(dtype: str) -> int:
     """Size of one 32x32 tile (one DFB/tensor page) of ``dtype`` in bytes."""
-    return TILE_ROWS * TILE_COLS * DTYPE_BYTES[dtype]
+    return TILE_BYTES[dtype]
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,16 @@ def test_torch_example_passes(ttl_run):
     assert "call 1: eltwise_add_mul" in out
 
 
+def test_bfloat8_b_example_passes(ttl_run):
+    # bfp8 tensors in y = a * b + c and a @ b, checked by the program against torch math
+    # quantized by ttnn.from_torch(dtype=ttnn.bfloat8_b) (exact for a * b + c).
+    pytest.importorskip("torch")
+    code, out, err = ttl_run(EXAMPLES / "bfp8_ops.py")
+    assert code == 0, err
+    assert "bfp8 a * b + c [64, 64]: max |y - float32 torch| = " in out
+    assert "bfp8 a @ b [64, 64]" in out and "PASS" in out
+
+
 def test_console_script(ttl_run):
     script = shutil.which("ttl", path=str(Path(sys.executable).parent))
     if script is None:
@@ -331,6 +341,11 @@ def test_unwritable_outputs_fail_before_the_run(ttl_run, tmp_path, flag, message
             "ttnn.softmax(ttnn.zeros(ttnn.Shape([32, 32])))",
             "error: ttnn.softmax is not part of the emulator's ttnn subset",
             "hint: docs/ttnn.md lists",
+        ),
+        (
+            "ttnn.zeros(ttnn.Shape([32, 32]), ttnn.bfloat8_b, ttnn.ROW_MAJOR_LAYOUT)",
+            "error: ttnn.zeros: dtype bfloat8_b needs TILE_LAYOUT",
+            "hint: pass layout=ttnn.TILE_LAYOUT, or use dtype=ttnn.bfloat16",
         ),
         (
             "ttnn.open_mesh_device(ttnn.MeshShape(1, 8))",

@@ -18,7 +18,16 @@ def test_spec_string_form_round_trips():
 
 
 @pytest.mark.parametrize(
-    "text", ["bf16[]", "bf16[64]", "i8[64,64]", "bf16[33,64]", "bf16 64,64", "bf16[0,32]"]
+    "text",
+    [
+        "bf16[]",
+        "bf16[64]",
+        "i8[64,64]",
+        "bf16[33,64]",
+        "bf16 64,64",
+        "bf16[0,32]",
+        "bfp8[64,64]:row_major",  # block-float is tiled only
+    ],
 )
 def test_bad_specs_are_rejected(text):
     with pytest.raises(ValueError):

@@ -132,3 +132,25 @@ def test_reference_returning_too_many_values_is_an_error(bundle, tmp_path):
     two.write_text("def reference(a, b, c):\n    return a * b + c, a\n")
     with pytest.raises(SystemExit, match=r"returned 2 value\(s\) but is compared with 1 tensor"):
         run(bundle, two)
+
+
+def test_bfp8_parameters_get_quantized_inputs(tmp_path, capsys):
+    """A bfp8 bundle: inputs are BFP8_b values, the reference sees them as float32, and
+    the bfp8 output is compared within the format's rounding."""
+    if toolchain.find_compiler() is None:
+        pytest.fail(f"{toolchain.flags.default_cxx()} is not installed: run tools/setup.sh")
+    specs = dict.fromkeys(SPECS, "bfp8[64,64]")
+    manifest = rt_bundle.compile_operation(
+        "examples/basic/eltwise_single_tile.py", "eltwise_single_tile", specs, tmp_path / "ttlc"
+    )
+    bundle = rt_bundle.make_bundle(tmp_path / "ttlc", manifest, tmp_path / "bundle")
+    reference = tmp_path / "ref.py"
+    reference.write_text(
+        "from ttl.runtime.tiles import BFP8, round_to_format\n"
+        "def reference(a, b, c):\n"
+        "    assert str(a.dtype) == 'float32' and (round_to_format(a, BFP8) == a).all()\n"
+        "    return a * b + c\n"
+    )
+    # One step of a bfp8 value in [-2, 2) is 2^-5 at most: half of it, plus bf16 DST rounding.
+    assert run(bundle, reference, "--rtol=0", "--atol=0.03") == 0
+    assert "y: max |error|" in capsys.readouterr().out

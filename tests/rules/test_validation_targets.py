@@ -16,3 +16,15 @@ def test_starlark_target_grids_are_the_slot_tables():
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "TARGET_GRIDS"
     )
     assert grids == {name: target.full_grid for name, target in TARGETS.items()}
+
+
+def test_starlark_dtypes_are_the_spec_dtypes():
+    from ttl.specs import _DTYPE_ALIASES
+
+    source = (ROOT / "ttl/rules/private/validation.bzl").read_text()
+    dtypes = next(
+        ast.literal_eval(node.value)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_DTYPES"
+    )
+    assert sorted(dtypes) == sorted(_DTYPE_ALIASES)

@@ -26,6 +26,8 @@ _GOOD_SPECS = [
     "bf16[64,64]:tile",
     "bf16[2,128,32]:row_major",
     "f32[7]:row_major",
+    "bfp8[64,64]",
+    "bfloat8_b[32,32]",
 ]
 _BAD_SPECS = [
     "bf16",

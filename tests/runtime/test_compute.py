@@ -182,7 +182,7 @@ def test_acquire_clears_every_register_written_since_the_last_acquire():
         ((2, 0, 0, 0, 0, 0, 0, 0x10000200), "unknown coprocessor opcode 2"),  # the retired release
         (
             (memmap.COP_UNPACK, 0, 7, 0, 0, 0, 0, 0x10000200),
-            r"unsupported data format code 7 \(use bf16 or f32\)",
+            r"unsupported data format code 7 \(use bf16, f32 or bfp8\)",
         ),
         (
             (memmap.COP_UNPACK, 64 * 1024 - 8, F32.code, 0, 0, 0, 0, 0x10000200),

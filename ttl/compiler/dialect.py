@@ -253,7 +253,9 @@ class _ShapedType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def dtype(self) -> str:
-        """``bf16`` or ``f32``."""
+        """``bf16``, ``f32`` or ``bfp8``."""
+        if isinstance(self.element_type, Bfp8Type):
+            return "bfp8"
         return "f32" if str(self.element_type) == "f32" else "bf16"
 
     @property
@@ -349,6 +351,17 @@ class SliceType(_ShapedType):
     shape: ArrayAttr[IntAttr] = param_def()
     element_type: Attribute = param_def()
     layout: Attribute = param_def()
+
+
+@irdl_attr_definition
+class Bfp8Type(ParametrizedAttribute, TypeAttribute):
+    """The element type of BFP8_b (block-float) tensors and DFBs: ``!ttl.bfp8``.
+
+    Kernels move its packed tile pages as bytes; the coprocessor unpacks and
+    packs them (docs/runtime.md, "Block-float tiles").
+    """
+
+    name = "ttl.bfp8"
 
 
 @irdl_attr_definition
@@ -2213,6 +2226,7 @@ TTL = Dialect(
         TilesType,
         SliceType,
         TransferType,
+        Bfp8Type,
         DFBEffectKindAttr,
         DFBEffectAttr,
         DFBDescriptorAttr,

@@ -20,10 +20,11 @@ from ttl.runtime.errors import (
 from ttl.runtime.profile import Profile
 from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.scheduler import RunReport
-from ttl.runtime.tensors import DramTensor
+from ttl.runtime.tensors import Bfp8Tensor, DramTensor
 from ttl.runtime.tiles import tilize, untilize
 
 __all__ = [
+    "Bfp8Tensor",
     "Bundle",
     "BundleError",
     "DFBConfig",

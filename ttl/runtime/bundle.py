@@ -23,7 +23,7 @@ from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import BundleError, LaunchError
 from ttl.runtime.program import KernelSpec, Program
-from ttl.runtime.tensors import is_torch, like_input, to_numpy
+from ttl.runtime.tensors import Bfp8Tensor, is_torch, like_input, to_numpy
 from ttl.runtime.tiles import data_format
 from ttl.specs import ROW_MAJOR
 
@@ -305,7 +305,7 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
             raise LaunchError(
                 f"{bundle.operation}: tensor '{sig.name}' (argument {sig.index}) has dtype "
                 f"{arr.dtype}, but the operation was compiled for {sig.dtype}: convert it "
-                f"(e.g. .astype({'ml_dtypes.bfloat16' if sig.dtype == 'bf16' else 'np.float32'}))"
+                f"(e.g. {_CONVERSIONS[want.name]})"
             )
         if tuple(arr.shape) != sig.shape:
             raise LaunchError(
@@ -323,6 +323,13 @@ def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:
     return arrays
 
 
+_CONVERSIONS = {
+    "bf16": ".astype(ml_dtypes.bfloat16)",
+    "f32": ".astype(np.float32)",
+    "bfp8": "ttl.runtime.Bfp8Tensor(array)",
+}
+
+
 def _writable_view(original, array: np.ndarray, tensor) -> np.ndarray | None:
     """A NumPy array sharing ``original``'s memory that can receive ``tensor`` in place
     (a writeable contiguous NumPy array, or a contiguous CPU torch tensor), else None.
@@ -333,6 +340,8 @@ def _writable_view(original, array: np.ndarray, tensor) -> np.ndarray | None:
         view = array
     elif isinstance(original, np.ndarray) and original.flags.writeable:
         view = original
+    elif isinstance(original, Bfp8Tensor):
+        view = original.values
     else:
         return None
     ok = (

@@ -11,6 +11,9 @@ in fp32. In fp32 DST mode (``fp32_dest_acc_en``) results stay fp32 in DST; in
 16-bit mode every result written to DST rounds to bf16 (nearest-even), as the
 hardware's 16-bit DST holds it. Pack rounds to nearest-even for bf16 (exact for
 fp32). Tiles stay in TT face layout in DST; only matmul and broadcast reorder.
+BFP8_b tiles (``bfp8.py``) are unpacked exactly (their values are a subset of
+bf16) into a float32 copy before a command reads them, and a pack into a BFP8_b
+tile quantizes the float32 result with TT-Metal's rounding (``bfp8.pack``).
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from functools import partial
 
 import numpy as np
 
-from ttl.runtime import memmap, unary_math
+from ttl.runtime import bfp8, memmap, unary_math
 from ttl.runtime.cop_runs import LAYOUTS, find_runs, independent
 from ttl.runtime.errors import DeviceFault
 from ttl.runtime.tiles import (
     BF16,
+    BFP8,
     F32,
     FACES_FROM_ROWMAJOR,
     ROWMAJOR_FROM_FACES,
@@ -328,6 +332,8 @@ class Coprocessor:
         view for every register and L1 field and the static words as they are."""
         values: list = []
         writes: list[np.ndarray] = []  # the DST rows the commands write
+        unpacks: list[Callable[[], object]] = []  # block-float tiles: decode before,
+        packs: list[Callable[[], object]] = []  # encode after
         for i, field in enumerate(LAYOUTS[op]):
             word = first[i]
             if field.kind in ("reg_in", "reg_out", "reg_inout", "acc"):
@@ -339,10 +345,19 @@ class Coprocessor:
                 fmt = first[field.fmt - 1]
                 scaler_one = fmt == memmap.SCALER_ONE_FMT and op == memmap.COP_REDUCE
                 each = field.kind == "l1_each"
-                values.append(None if scaler_one else self._tiles(word, fmt, step[i], count, each))
+                tiles = None if scaler_one else self._tiles(word, fmt, step[i], count, each)
+                if tiles is not None and fmt == BFP8.code:
+                    written = field.kind == "l1_out"
+                    # A pack overwrites its tiles unless it accumulates (its l1_acc word).
+                    read = not written or (op == memmap.COP_PACK and bool(first[3]))
+                    tiles = _block_float(tiles, read, written, unpacks, packs)
+                values.append(tiles)
             else:
                 values.append(word)
-        return self._finish(self._makers[op](*values), writes)
+        run = self._makers[op](*values)
+        if unpacks or packs:
+            run = partial(_in_order, (*unpacks, run, *packs))
+        return self._finish(run, writes)
 
     def _finish(self, run: Callable[[], object], writes: list[np.ndarray]) -> Callable[[], object]:
         """The resolved command or run; in 16-bit DST mode it then rounds ``writes``
@@ -393,7 +408,9 @@ class Coprocessor:
         if view is None:
             fmt = _FORMATS.get(fmt_code)
             if fmt is None:
-                raise DeviceFault(f"unsupported data format code {fmt_code} (use bf16 or f32)")
+                raise DeviceFault(
+                    f"unsupported data format code {fmt_code} (use bf16, f32 or bfp8)"
+                )
             dtype, nbytes = fmt
             if addr + nbytes > self.l1.size:
                 raise DeviceFault(
@@ -415,8 +432,9 @@ class Coprocessor:
         shape, strides = (count, tile.size), (step, tile.itemsize)
         return np.ndarray(shape, tile.dtype, self.l1, addr, strides)
 
-    def _rowmajor(self, view: np.ndarray) -> np.ndarray:
-        return view.astype(np.float32)[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
+    def _rowmajor(self, view: np.ndarray, packed: bool = False) -> np.ndarray:
+        values = bfp8.unpack(view)[0] if packed else view.astype(np.float32)
+        return values[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
 
     @staticmethod
     def _fn(table: dict, op: int, what: str):
@@ -434,9 +452,10 @@ class Coprocessor:
     def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
         a, b = self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b)
         reg = self._out(dst)
+        a_packed, b_packed = fmt_a == BFP8.code, fmt_b == BFP8.code
 
         def matmul():
-            prod = self._rowmajor(a) @ self._rowmajor(b)
+            prod = self._rowmajor(a, a_packed) @ self._rowmajor(b, b_packed)
             reg[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
 
         return self._finish(matmul, [reg])  # 16-bit DST: each K step's sum rounds
@@ -577,6 +596,24 @@ def _reduce_each(x: np.ndarray, dim: int, combine: np.ufunc) -> np.ndarray:
     return combine(rows[:, 0, 0], rows[:, 1, 0])  # (tile,)
 
 
+def _block_float(
+    raw: np.ndarray,
+    read: bool,
+    written: bool,
+    unpacks: list[Callable[[], object]],
+    packs: list[Callable[[], object]],
+) -> np.ndarray:
+    """A float32 stand-in (count, 1024) for the BFP8_b tiles ``raw`` (count, 1088) of one
+    command operand: for a ``read`` operand the unpacker fills it before the command,
+    and for a ``written`` one (a pack) the packer stores it back quantized after it."""
+    values = np.empty((raw.shape[0], TILE_ELEMS), dtype=np.float32)
+    if read:
+        unpacks.append(partial(bfp8.unpack, raw, values))
+    if written:
+        packs.append(lambda: np.copyto(raw, bfp8.pack(values)))
+    return values
+
+
 def _in_order(runs: tuple[Callable[[], object], ...]) -> None:
     """Executes resolved commands one by one (a run that may not be vectorized)."""
     for run in runs:
@@ -602,4 +639,7 @@ _BCAST_GATHER = {
     BCAST_SCALAR: _bcast_gather(lambda j: j * 0),  # element (0, 0)
 }
 
-_FORMATS = {f.code: (f.dtype, f.tile_bytes) for f in (BF16, F32)}
+# code -> (dtype of a tile view, tile bytes); block-float tiles are viewed as their bytes.
+_FORMATS = {
+    f.code: (np.dtype(np.uint8) if f.packed else f.dtype, f.tile_bytes) for f in (BF16, F32, BFP8)
+}

@@ -19,7 +19,7 @@ import numpy as np
 
 from ttl.runtime import memmap
 from ttl.runtime.errors import DeviceFault
-from ttl.runtime.tiles import TILE, format_from_code, untilize
+from ttl.runtime.tiles import TILE, decode, format_from_code, untilize
 
 if TYPE_CHECKING:
     from ttl.runtime.dram import Dram
@@ -186,7 +186,7 @@ def tensor_pages(dram: Dram, base: int, pages: int, fmt_code: int, cols: int) ->
 
 def _tile_rows(raw: np.ndarray, fmt) -> list[str]:
     """One tile (face layout) as 32 rows of right-aligned values."""
-    values = untilize(raw.view(fmt.dtype).reshape(1, -1), (TILE, TILE)).astype(np.float32)
+    values = untilize(decode(raw, fmt), (TILE, TILE)).astype(np.float32)
     digits = 4 if fmt.itemsize == 2 else 7  # bf16 holds about 3 significant digits
     text = [[f"{v:.{digits}g}" for v in row] for row in values.tolist()]
     width = max(len(s) for row in text for s in row)

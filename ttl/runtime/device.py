@@ -20,7 +20,7 @@ from ttl.runtime.node import Node
 from ttl.runtime.program import Coord, Program
 from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
 from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
-from ttl.runtime.tiles import num_tiles, tilize, untilize
+from ttl.runtime.tiles import decode, encode, num_tiles, tilize, untilize
 from ttl.runtime.waits import Wait
 from ttl.specs import ROW_MAJOR
 
@@ -119,6 +119,8 @@ class Device:
         if layout == ROW_MAJOR:
             if not shape or min(shape) <= 0:
                 raise LaunchError(f"a row-major tensor needs positive dimensions, got {shape}")
+            if fmt.packed:
+                raise LaunchError(f"{fmt.name} tensors are tiled: a row-major tensor is bf16 or f32")
             t = DramTensor(0, shape, fmt, layout)
             return DramTensor(self.dram.allocate(t.num_pages, t.page_size), shape, fmt, layout)
         try:
@@ -133,15 +135,23 @@ class Device:
         """Tilizes ``array`` (NumPy or torch) into DRAM, or stores it row by row for
         ``layout="row_major"`` (or a row-major ``into``); returns its handle."""
         arr = to_numpy(array)
-        fmt = into.format if into is not None else tensor_format(arr, dtype)
+        fmt = into.format if into is not None else tensor_format(array, dtype)
         if into is not None and tuple(arr.shape) != into.shape:
             raise LaunchError(f"tensor shape {tuple(arr.shape)} does not match {into.shape}")
         t = into or self.allocate_tensor(arr.shape, fmt, layout)
-        arr = arr.astype(fmt.dtype, copy=False)
         if t.is_row_major:
+            arr = arr.astype(fmt.dtype, copy=False)
             self.dram.write_pages(t.address, t.page_size, self._row_pages(arr, t))
             return t
         pages = self.dram.pages_view(t.address, t.page_size, t.num_pages)
+        if fmt.packed:  # block-float: quantized from float32, tile by tile
+            raw = encode(tilize(arr.astype(np.float32, copy=False)), fmt)
+            if pages is not None:
+                pages[...] = raw
+            else:
+                self.dram.write_pages(t.address, t.page_size, raw)
+            return t
+        arr = arr.astype(fmt.dtype, copy=False)
         if pages is not None:  # contiguous in DRAM's host memory: tilize straight into it
             tilize(arr, out=pages.reshape(-1).view(fmt.dtype))
             return t
@@ -170,7 +180,7 @@ class Device:
         if raw is None:
             staging = self._staging(tensor.num_pages * tensor.page_size)
             raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
-        arr = untilize(raw.view(tensor.format.dtype), tensor.shape, out=out)
+        arr = untilize(decode(raw, tensor.format), tensor.shape, out=out)
         return arr if out is not None else like_input(arr, like)
 
     def _row_pages(self, arr: np.ndarray, t: DramTensor) -> np.ndarray:

@@ -209,6 +209,7 @@ UNOP_THRESHOLD = 52
 
 FMT_FLOAT32 = 0
 FMT_FLOAT16_B = 5
+FMT_BFP8_B = 6  # block-float, ttl/runtime/bfp8.py
 
 
 def page_aligned_buffer(nbytes: int):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ttl.runtime.tiles import DataFormat, data_format
+from ttl.runtime.tiles import BFP8, DataFormat, data_format, round_to_format
 from ttl.specs import ROW_MAJOR, row_page_bytes
 
 
@@ -46,6 +46,37 @@ class DramTensor:
         return self.format.name
 
 
+class Bfp8Tensor:
+    """A host tensor in the device's BFP8_b block-float format (``bfp8.py``).
+
+    ``values`` is a bf16 array holding the dequantized values: every BFP8_b
+    value is exactly a bf16. Pass it to an operation compiled for ``bfp8``
+    tensors (its ``dtype`` says so); a kernel's output lands in ``values``.
+    """
+
+    def __init__(self, values) -> None:
+        self.values = np.ascontiguousarray(round_to_format(to_numpy(values), BFP8))
+
+    @classmethod
+    def wrap(cls, values: np.ndarray) -> Bfp8Tensor:
+        """``values`` (bf16, already BFP8_b values) as they are, not copied: outputs
+        written to the tensor land in ``values``."""
+        t = cls.__new__(cls)
+        t.values = values
+        return t
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.values.shape)
+
+    @property
+    def dtype(self) -> str:
+        return BFP8.name
+
+    def __repr__(self) -> str:
+        return f"Bfp8Tensor(shape={self.shape})"
+
+
 def is_torch(x) -> bool:
     return type(x).__module__.startswith("torch")
 
@@ -61,6 +92,8 @@ def to_numpy(x, dtype=None) -> np.ndarray:
             arr = t.view(torch.int16).numpy().view(data_format("bf16").dtype)
         else:
             arr = t.numpy()
+    elif isinstance(x, Bfp8Tensor):
+        arr = x.values
     else:
         arr = np.asarray(x)
     if dtype is not None:
@@ -79,10 +112,14 @@ def like_input(arr: np.ndarray, template):
     return arr
 
 
-def tensor_format(arr: np.ndarray, dtype=None) -> DataFormat:
-    """The device format for ``arr``: ``dtype`` if given, else bf16/f32 from the array."""
+def tensor_format(arr, dtype=None) -> DataFormat:
+    """The device format for ``arr``: ``dtype`` if given, else bfp8 for a
+    :class:`Bfp8Tensor`, else bf16/f32 from the array."""
     if dtype is not None:
         return data_format(dtype)
+    if isinstance(arr, Bfp8Tensor):
+        return BFP8
+    arr = to_numpy(arr)
     try:
         return data_format(arr.dtype)
     except ValueError:

@@ -2,7 +2,9 @@
 
 A tile is 32x32 elements stored as four 16x16 faces (top-left, top-right,
 bottom-left, bottom-right), each face row-major. A tensor is a sequence of
-tiles in row-major tile order; tile ``i`` is DRAM page ``i``.
+tiles in row-major tile order; tile ``i`` is DRAM page ``i``. A block-float
+format (BFP8_b, ``bfp8.py``) stores a tile's face-layout elements packed:
+:func:`encode` and :func:`decode` convert whole tiles between values and bytes.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from ttl.runtime import memmap
+from ttl.runtime import bfp8, memmap
 
 TILE = 32
 FACE = 16
@@ -21,12 +23,18 @@ TILE_ELEMS = TILE * TILE
 
 @dataclass(frozen=True)
 class DataFormat:
-    """One element format: our short name, TT-Metal's name and code, NumPy dtype."""
+    """One element format: our short name, TT-Metal's name and code, NumPy dtype.
+
+    ``dtype`` is the host array type of the values. A ``packed`` (block-float)
+    format stores tiles in its own byte layout rather than as ``dtype``
+    elements; its values are exactly representable in ``dtype``.
+    """
 
     name: str
     metal_name: str
     code: int
     dtype: np.dtype
+    packed: bool = False
 
     @property
     def itemsize(self) -> int:
@@ -34,11 +42,12 @@ class DataFormat:
 
     @property
     def tile_bytes(self) -> int:
-        return TILE_ELEMS * self.itemsize
+        return bfp8.TILE_BYTES if self.packed else TILE_ELEMS * self.itemsize
 
 
 BF16 = DataFormat("bf16", "Float16_b", memmap.FMT_FLOAT16_B, np.dtype(ml_dtypes.bfloat16))
 F32 = DataFormat("f32", "Float32", memmap.FMT_FLOAT32, np.dtype(np.float32))
+BFP8 = DataFormat("bfp8", "Bfp8_b", memmap.FMT_BFP8_B, BF16.dtype, packed=True)
 
 _ALIASES = {
     "bf16": BF16,
@@ -47,8 +56,11 @@ _ALIASES = {
     "f32": F32,
     "fp32": F32,
     "float32": F32,
+    "bfp8": BFP8,
+    "bfp8_b": BFP8,
+    "bfloat8_b": BFP8,
 }
-_BY_CODE = {BF16.code: BF16, F32.code: F32}
+_BY_CODE = {f.code: f for f in (BF16, F32, BFP8)}
 
 
 def data_format(spec) -> DataFormat:
@@ -64,7 +76,7 @@ def data_format(spec) -> DataFormat:
             dt = None
         fmt = BF16 if dt == BF16.dtype else F32 if dt == F32.dtype else None
     if fmt is None:
-        raise ValueError(f"unsupported data format {spec!r}: use 'bf16' or 'f32'")
+        raise ValueError(f"unsupported data format {spec!r}: use 'bf16', 'f32' or 'bfp8'")
     return fmt
 
 
@@ -146,3 +158,33 @@ def num_tiles(shape: tuple[int, ...]) -> int:
     """Number of tiles (DRAM pages) of a tensor of ``shape``."""
     _check_shape(tuple(shape))
     return int(np.prod(shape)) // TILE_ELEMS
+
+
+def encode(values: np.ndarray, fmt: DataFormat, out: np.ndarray | None = None) -> np.ndarray:
+    """Face-layout tiles ``values`` (n, 1024) as ``fmt``'s bytes (n, tile_bytes) uint8,
+    rounded as the device stores them (into ``out``, a C-contiguous buffer, if given)."""
+    if fmt.packed:
+        raw = bfp8.pack(values)
+    else:
+        raw = np.asarray(values).astype(fmt.dtype, copy=False).reshape(-1, TILE_ELEMS)
+        raw = np.ascontiguousarray(raw).view(np.uint8)
+    if out is None:
+        return raw
+    np.copyto(out.reshape(raw.shape), raw)
+    return out
+
+
+def decode(raw: np.ndarray, fmt: DataFormat) -> np.ndarray:
+    """``fmt``'s tile bytes (n, tile_bytes) as face-layout values (n, 1024) of ``fmt.dtype``."""
+    if fmt.packed:
+        return bfp8.unpack(raw).astype(fmt.dtype)
+    return np.ascontiguousarray(raw).view(fmt.dtype).reshape(-1, TILE_ELEMS)
+
+
+def round_to_format(array: np.ndarray, fmt: DataFormat) -> np.ndarray:
+    """``array`` (..., H, W) as ``fmt.dtype`` values the device can hold: a block-float
+    format quantizes tile by tile (H and W whole tiles), as writing it to DRAM does."""
+    if not fmt.packed:
+        return np.asarray(array).astype(fmt.dtype)
+    a = np.asarray(array, dtype=np.float32)
+    return untilize(decode(encode(tilize(a), fmt), fmt), a.shape)

@@ -255,7 +255,7 @@ def test_cache_key_covers_every_input(needs_device_cxx):
 @pytest.mark.parametrize(
     ("shape", "dtype", "words"),
     [
-        ((32, 32), np.float64, ["tensor 'a'", "float64", "bf16 or f32"]),
+        ((32, 32), np.float64, ["tensor 'a'", "float64", "bf16, f32 or bfp8"]),
         ((30, 32), BF16, ["tensor 'a'", "(30, 32)", "multiples of 32", "pad"]),
     ],
 )

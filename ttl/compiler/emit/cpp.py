@@ -28,7 +28,7 @@ from ttl.compiler.emit.compute import emit_store
 from ttl.compiler.emit.debug import print_statement, signpost_statement
 from ttl.compiler.emit.row_major import row_major_copy_lines, tensor_page_bytes
 from ttl.compiler.emit.sync import SyncEmitMixin
-from ttl.targets import Target
+from ttl.targets import Target, tile_bytes
 
 PRELUDE = """\
 #include <cstdint>
@@ -564,7 +564,7 @@ class KernelEmitter(SyncEmitMixin):
             self._row_major_copy(op, tname, tensor_type, coords, sizes, self.names[blk])
             return
         tiles = units
-        page = 4096 if sl.result.type.dtype == "f32" else 2048
+        page = tile_bytes(sl.result.type.dtype)
         strides, acc = [], 1
         for s in reversed(tiles):
             strides.append(acc)

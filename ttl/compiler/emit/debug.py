@@ -16,7 +16,7 @@ from xdsl.ir import SSAValue
 from ttl.compiler import dialect as d
 
 # TTL_FMT_* of device_map.h, by tensor dtype.
-_FORMAT = {"bf16": 5, "f32": 0}
+_FORMAT = {"bf16": 5, "f32": 0, "bfp8": 6}
 
 
 def cpp_string(text: str) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.pipes import ONE_SEMAPHORE, PipeTables
+from ttl.targets import tile_bytes
 
 
 def _sem(sem_id: int) -> str:
@@ -41,7 +42,7 @@ def _describe(op: d._PipeCopyOp) -> str:
 def block_bytes(op: d._PipeCopyOp) -> int:
     # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked the types)
     tiles = op.block.type.num_tiles  # type: ignore[attr-defined]
-    page = 4096 if op.block.type.dtype == "f32" else 2048  # type: ignore[attr-defined]
+    page = tile_bytes(op.block.type.dtype)  # type: ignore[attr-defined]
     return tiles * page
 
 

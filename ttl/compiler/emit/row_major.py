@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ttl.compiler import dialect as d
 from ttl.specs import row_page_bytes
+from ttl.targets import tile_bytes
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^[0-9]+$")
 
@@ -25,7 +26,7 @@ def element_bytes(dtype: str) -> int:
 def tensor_page_bytes(t: d.TensorType) -> int:
     """The tensor's DRAM page: a tile, or one aligned row of a row-major tensor."""
     if not t.is_row_major:
-        return 4096 if t.dtype == "f32" else 2048
+        return tile_bytes(t.dtype)
     return row_page_bytes(t.dims[-1], element_bytes(t.dtype))
 
 

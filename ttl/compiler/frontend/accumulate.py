@@ -72,10 +72,12 @@ class AccumulateMixin(MixinBase):
     def accumulator_dtype(self, expr: bx.Expr) -> str:
         if self.model.compute.fp32_dest_acc_en:
             return "f32"
-        leaves = bx.leaf_dtypes(expr)
+        # A BFP8_b block accumulates in bf16: partial sums re-quantized to shared
+        # exponents at every step would lose what bf16 keeps.
+        leaves = [t if t != "bfp8" else "bf16" for t in bx.leaf_dtypes(expr)]
         if leaves:
             return leaves[0]
-        dtypes = {t.spec.dtype for t in self.model.tensors}
+        dtypes = {t.spec.dtype if t.spec.dtype != "bfp8" else "bf16" for t in self.model.tensors}
         return dtypes.pop() if len(dtypes) == 1 else "bf16"
 
     def materialize(self, name: str, value: Any, node: ast.AST) -> BlockHandle:

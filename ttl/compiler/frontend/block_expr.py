@@ -130,8 +130,20 @@ def leaf_dtypes(e: Expr) -> list[str]:
     return out
 
 
+# Dtypes whose tiles the unpacker brings into DST as the same bf16 values: a BFP8_b
+# value is exactly a bf16 one, so blocks of both mix freely in one expression.
+_BF16_LIKE = frozenset({"bf16", "bfp8"})
+
+
+def dst_dtype(dtype: str) -> str:
+    """The dtype of ``dtype``'s tiles in DST: block-float tiles unpack to bf16 values."""
+    return "bf16" if dtype == "bfp8" else dtype
+
+
 def element_type(dtype: str) -> Attribute:
     """The xDSL element type of a TT-Lang dtype."""
+    if dtype == "bfp8":
+        return d.Bfp8Type()
     return f32 if dtype == "f32" else bf16
 
 
@@ -158,7 +170,7 @@ class ExprLowering:
         self.dtype = dtype
         self.layout = layout  # of every block of the store (frontend/row_major.py)
         self.mixed = mixed  # an accumulator store: operands of any dtype (unpacked to DST)
-        self.elem = element_type(dtype)
+        self.elem = element_type(dst_dtype(dtype))
         self._reads: dict[tuple[SSAValue, Shape], SSAValue] = {}
 
     # ------------------------------------------------------------ shapes
@@ -207,7 +219,8 @@ class ExprLowering:
 
     def _lower_leaf(self, e: Leaf, expected: Shape | None) -> SSAValue:
         blk = e.block
-        if blk.dfb.dtype != self.dtype and not (self.mixed or blk.accumulator):
+        unpacked = {blk.dfb.dtype, self.dtype} <= _BF16_LIKE  # read as bf16 values
+        if blk.dfb.dtype != self.dtype and not (self.mixed or blk.accumulator or unpacked):
             raise self.error(
                 f"{blk.describe()} is {blk.dfb.dtype} but the stored block is {self.dtype}",
                 e.node,
@@ -219,7 +232,8 @@ class ExprLowering:
         if key not in self._reads:
             # Operands of a mixed store are unpacked to the stored dtype in DST, so the
             # element-wise ops see one tile type.
-            read = d.ReadOp(blk.value, e.view, self.elem if self.mixed else None)
+            convert = self.mixed or (unpacked and "bfp8" in (blk.dfb.dtype, self.dtype))
+            read = d.ReadOp(blk.value, e.view, self.elem if convert else None)
             self._reads[key] = self.emit(read).results[0]
         return self._reads[key]
 

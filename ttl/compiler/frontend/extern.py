@@ -417,11 +417,11 @@ class ExternMixin(MixinBase):
                     f"pass ttl.raw_addr({value.name}) for its buffer address, or select a "
                     "data-movement kernel",
                 )
-            if value.dtype not in ("bf16", "f32"):
+            if value.dtype not in ("bf16", "f32", "bfp8"):
                 self.fail(
                     f"tensor '{value.name}' ({value.dtype}) cannot be a TensorAccessor argument",
                     enode,
-                    "pass a tiled bf16 or fp32 tensor, or ttl.raw_addr(t)",
+                    "pass a tiled bf16, fp32 or bfp8 tensor, or ttl.raw_addr(t)",
                 )
             return self.ref(value, enode)
         if isinstance(value, Dyn) and value.kind in ("int", "i64"):

@@ -83,6 +83,7 @@ from ttl.host.ttnn.types import (
     Layout,
     MemoryConfig,
     TensorMemoryLayout,
+    bfloat8_b,
     bfloat16,
     float32,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "abs",
     "add",
     "all_reduce",
+    "bfloat8_b",
     "bfloat16",
     "close_device",
     "close_mesh_device",

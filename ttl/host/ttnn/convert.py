@@ -15,7 +15,7 @@ from ttl.host.ttnn.device import (
     ShardTensorToMesh,
 )
 from ttl.host.ttnn.errors import reject_options, ttnn_error
-from ttl.host.ttnn.tensor import Tensor, torch_module
+from ttl.host.ttnn.tensor import Tensor, check_block_float, torch_module
 from ttl.host.ttnn.types import (
     ROW_MAJOR_LAYOUT,
     TILE_LAYOUT,
@@ -32,7 +32,7 @@ def _check_dtype(dtype: Any, function: str) -> DataType:
     if found is None:
         raise ttnn_error(
             f"ttnn.{function}: dtype {dtype} is not supported by the emulator",
-            "use ttnn.bfloat16 or ttnn.float32 (convert the data first, e.g. "
+            "use ttnn.bfloat16, ttnn.float32 or ttnn.bfloat8_b (convert the data first, e.g. "
             "torch_tensor.to(torch.bfloat16))",
         )
     return found
@@ -103,6 +103,7 @@ def from_torch(
     reject_options(options, _FROM_TORCH_OPTIONS, "from_torch")
     dtype = _check_dtype(dtype if dtype is not None else tensor.dtype, "from_torch")
     layout = _check_layout(layout, "from_torch")
+    check_block_float(dtype, layout, "from_torch")
     data = _numpy_of(torch, tensor.detach().cpu(), dtype)
     mesh = getattr(mesh_mapper, "mesh", None) or device
     shards = _split(data, mesh_mapper, mesh)
@@ -110,12 +111,13 @@ def from_torch(
 
 
 def _numpy_of(torch: Any, tensor: Any, dtype: DataType) -> np.ndarray:
-    """``tensor`` as a NumPy array of ``dtype`` (bf16 reinterpreted, not re-rounded)."""
+    """``tensor`` as a NumPy array of ``dtype`` (bf16 reinterpreted, not re-rounded;
+    float32 for bfloat8_b, which ``Tensor`` quantizes from float32)."""
     if tensor.dtype == torch.bfloat16:
         data = tensor.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
     else:
         data = tensor.to(torch.float32).numpy()
-    return data.astype(dtype.numpy, copy=False)
+    return data.astype(np.float32 if dtype.block_float else dtype.numpy, copy=False)
 
 
 def to_device(
@@ -141,12 +143,16 @@ def from_device(tensor: Tensor, **_options: Any) -> Tensor:
 
 
 def to_layout(tensor: Tensor, layout: Layout, **_options: Any) -> Tensor:
-    return tensor.with_shards(tensor.shards(), layout=_check_layout(layout, "to_layout"))
+    layout = _check_layout(layout, "to_layout")
+    check_block_float(tensor.dtype, layout, "to_layout")
+    return tensor.with_shards(tensor.shards(), layout=layout)
 
 
 def typecast(tensor: Tensor, dtype: Any, **_options: Any) -> Tensor:
     """``tensor`` rounded to ``dtype``."""
-    return tensor.with_shards(tensor.shards(), dtype=_check_dtype(dtype, "typecast"))
+    dtype = _check_dtype(dtype, "typecast")
+    check_block_float(dtype, tensor.layout, "typecast")
+    return tensor.with_shards(tensor.shards(), dtype=dtype)
 
 
 def reshape(tensor: Tensor, shape: Sequence[int], *_args: Any, **_options: Any) -> Tensor:
@@ -172,6 +178,7 @@ def _create(
 ) -> Tensor:
     dtype = _check_dtype(dtype, function)
     layout = _check_layout(layout, function)
+    check_block_float(dtype, layout, function)
     try:
         dims = tuple(int(d) for d in shape)
     except (TypeError, ValueError):

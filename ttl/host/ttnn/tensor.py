@@ -28,6 +28,8 @@ from ttl.host.ttnn.types import (
     Layout,
     MemoryConfig,
 )
+from ttl.runtime.tensors import Bfp8Tensor
+from ttl.runtime.tiles import BFP8, round_to_format
 from ttl.specs import RowMajor
 
 
@@ -56,7 +58,13 @@ def padded(shape: Sequence[int], layout: Layout) -> tuple[int, ...]:
 
 
 def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> np.ndarray:
-    """The stored array of ``logical``: converted to ``dtype`` and tile-padded."""
+    """The stored array of ``logical``: converted to ``dtype`` and tile-padded.
+
+    bfloat8_b is quantized after padding, from float32 (as ttnn packs it), tile
+    by tile as the device stores it: padding shares the face rows it sits in."""
+    if dtype.block_float:
+        check_block_float(dtype, layout, "Tensor")
+        return round_to_format(_pad(logical, DataType.FLOAT32, layout, fill), BFP8)
     data = np.asarray(logical).astype(dtype.numpy)
     if layout is TILE_LAYOUT and data.ndim < 2:
         raise ttnn_error(
@@ -69,6 +77,16 @@ def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> n
     out = np.full(target, fill, dtype.numpy)
     out[tuple(slice(0, n) for n in data.shape)] = data
     return out
+
+
+def check_block_float(dtype: DataType, layout: Layout, function: str) -> None:
+    """bfloat8_b exists only in tiles (as in ttnn): a row-major one is an error."""
+    if dtype.block_float and layout is not TILE_LAYOUT:
+        raise ttnn_error(
+            f"ttnn.{function}: dtype bfloat8_b needs TILE_LAYOUT (a block-float tensor is "
+            f"stored as tiles), got {layout.name} layout",
+            "pass layout=ttnn.TILE_LAYOUT, or use dtype=ttnn.bfloat16 for a row-major tensor",
+        )
 
 
 class Tensor:
@@ -155,11 +173,14 @@ class Tensor:
 
     def __ttl_host_array__(
         self, what: str, loc: SourceLoc | None, index: int = 0
-    ) -> np.ndarray | RowMajor:
+    ) -> np.ndarray | RowMajor | Bfp8Tensor:
         """The stored (padded) array of device ``index`` (the JIT updates it in place);
-        a ROW_MAJOR_LAYOUT tensor's comes marked row-major (``ttl.row_major``)."""
+        a ROW_MAJOR_LAYOUT tensor's comes marked row-major (``ttl.row_major``), a
+        bfloat8_b one as a :class:`Bfp8Tensor` (the JIT compiles for bfp8)."""
         if self.layout is ROW_MAJOR_LAYOUT:
             return RowMajor(self._shards[index])
+        if self.dtype.block_float:
+            return Bfp8Tensor.wrap(self._shards[index])
         return self._shards[index]
 
     def __repr__(self) -> str:

@@ -12,14 +12,22 @@ TILE = 32  # a tile is TILE x TILE elements
 
 
 class DataType(enum.Enum):
-    """ttnn.bfloat16 / ttnn.float32."""
+    """ttnn.bfloat16 / ttnn.float32 / ttnn.bfloat8_b (BFP8_b block-float, tiles only)."""
 
     BFLOAT16 = "bf16"
     FLOAT32 = "f32"
+    BFLOAT8_B = "bfp8"
 
     @property
     def numpy(self) -> np.dtype:
-        return np.dtype(ml_dtypes.bfloat16 if self is DataType.BFLOAT16 else np.float32)
+        """The host array dtype: a bfloat8_b tensor holds its dequantized values in bf16,
+        which represents every BFP8_b value exactly."""
+        return np.dtype(np.float32 if self is DataType.FLOAT32 else ml_dtypes.bfloat16)
+
+    @property
+    def block_float(self) -> bool:
+        """Stored as BFP8_b tiles: values are quantized per 16-element face row."""
+        return self is DataType.BFLOAT8_B
 
 
 class Layout(enum.Enum):
@@ -56,6 +64,7 @@ class MemoryConfig:
 
 bfloat16 = DataType.BFLOAT16
 float32 = DataType.FLOAT32
+bfloat8_b = DataType.BFLOAT8_B
 TILE_LAYOUT = Layout.TILE
 ROW_MAJOR_LAYOUT = Layout.ROW_MAJOR
 DRAM_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.DRAM)
@@ -67,6 +76,8 @@ def dtype_of(value: object) -> DataType | None:
     if isinstance(value, DataType):
         return value
     text = str(value).lower()
+    if "bfloat8_b" in text:
+        return bfloat8_b
     if "bfloat16" in text:
         return bfloat16
     if "float32" in text:

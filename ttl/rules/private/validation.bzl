@@ -11,7 +11,7 @@ TARGET_GRIDS = {
     "wormhole_b0": (8, 8),
 }
 
-_DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32"]
+_DTYPES = ["bf16", "bfloat16", "f32", "fp32", "float32", "bfp8", "bfp8_b", "bfloat8_b"]
 
 # ttl/specs.py's layouts: tiled (the default) and row-major.
 _LAYOUTS = ["tile", "row_major"]
@@ -42,7 +42,7 @@ def spec_error(spec):
         return "expected `dtype[d0,d1,...]`, e.g. `bf16[64,64]`"
     dtype = text[:open_bracket]
     if dtype not in _DTYPES:
-        return "unknown dtype `%s` (use bf16 or f32)" % dtype
+        return "unknown dtype `%s` (use bf16, f32 or bfp8)" % dtype
     dims = text[open_bracket + 1:-1].split(",")
     for dim in dims:
         if not _is_positive_int(dim):

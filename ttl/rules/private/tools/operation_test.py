@@ -29,8 +29,9 @@ import sys
 import ml_dtypes
 import numpy as np
 
-from ttl.runtime import Device, load_bundle, run
+from ttl.runtime import Bfp8Tensor, Device, load_bundle, run
 from ttl.runtime.errors import DeviceError
+from ttl.runtime.tensors import to_numpy
 from ttl.runtime.trace import check_writable, write_trace
 
 _DTYPES = {"bf16": ml_dtypes.bfloat16, "f32": np.float32, "fp32": np.float32}
@@ -87,16 +88,18 @@ def reference_arity(reference, bundle, where: str) -> int:
     )
 
 
-def random_inputs(bundle, seed: int) -> list[np.ndarray]:
+def random_inputs(bundle, seed: int) -> list:
+    """Uniform [-1, 1) tensors in each parameter's dtype (bfp8: quantized Bfp8Tensors)."""
     rng = np.random.default_rng(seed)
+    values = [rng.uniform(-1, 1, sig.shape).astype(np.float32) for sig in bundle.tensors]
     return [
-        rng.uniform(-1, 1, sig.shape).astype(np.float32).astype(_DTYPES[sig.dtype])
-        for sig in bundle.tensors
+        Bfp8Tensor(v) if sig.dtype == "bfp8" else v.astype(_DTYPES[sig.dtype])
+        for sig, v in zip(bundle.tensors, values, strict=True)
     ]
 
 
-def compare(name: str, got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
-    got = got.astype(np.float32)
+def compare(name: str, got, want: np.ndarray, rtol: float, atol: float) -> bool:
+    got = to_numpy(got).astype(np.float32)
     want = np.asarray(want, dtype=np.float32)
     if got.shape != want.shape:
         print(f"{name}: shape {got.shape}, reference {want.shape}: MISMATCH")
@@ -154,7 +157,7 @@ def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) ->
     inputs = random_inputs(bundle, args.seed)
     where = f"{args.reference_src}: reference function `{args.reference}`"
     n_in = reference_arity(reference, bundle, where)
-    expected = reference(*[x.astype(np.float32) for x in inputs[:n_in]])
+    expected = reference(*[to_numpy(x).astype(np.float32) for x in inputs[:n_in]])
     if not isinstance(expected, tuple):
         expected = (expected,)
     outputs_named = ", ".join(sig.name for sig in bundle.tensors[n_in:])

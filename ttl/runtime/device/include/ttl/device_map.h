@@ -233,3 +233,4 @@
 // Data formats (TT-Metal DataFormat values).
 #define TTL_FMT_FLOAT32 0
 #define TTL_FMT_FLOAT16_B 5
+#define TTL_FMT_BFP8_B 6

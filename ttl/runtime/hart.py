@@ -604,6 +604,8 @@ class Hart:
                 f"tile slice {span} is out of bounds for {self.printer.string(c)} "
                 f"({extent} tiles): indices are in tiles, 0 <= index < {extent}"
             )
+        if kind == memmap.ERR_SHARD_PAGE:
+            return f"page {a} of an L1-sharded tensor of {b} pages is outside its shards"
         return f"device API error {kind} ({a}, {b})"
 
     # --------------------------------------------------------------- display

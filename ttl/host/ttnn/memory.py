@@ -58,6 +58,8 @@ class ShardingStrategy(enum.Enum):
     ND_SHARDED = "ND_SHARDED"
 
 
+ROW = ShardOrientation.ROW_MAJOR
+
 _SHARDED = {
     TensorMemoryLayout.HEIGHT_SHARDED,
     TensorMemoryLayout.WIDTH_SHARDED,
@@ -570,10 +572,11 @@ def shard_layout(
         )
     cores = _shard_cores(config.memory_layout, spec, rows, cols, device)
     gx, gy = _target_grid(device)
-    for x, y in cores:
+    named = [c for r in spec.grid.ranges() for c in _cores(r, ROW)] if spec.grid else []
+    for x, y in named + cores:
         if x >= gx or y >= gy:
             raise ttnn_error(
-                f"{kind} shard on node ({x},{y}), outside the device's {gx}x{gy} grid",
+                f"{kind} shard grid has node ({x},{y}), outside the device's {gx}x{gy} grid",
                 f"use nodes CoreCoord(0, 0)..CoreCoord({gx - 1}, {gy - 1})",
             )
     return ShardLayout((sh // TILE, sw // TILE), tuple(cores))

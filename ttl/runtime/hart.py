@@ -130,7 +130,7 @@ class Hart:
         self._cop_words = memoryview(self.queue32)
         pq = memmap.PRINT_OFFSET // 4
         self.printer = HartPrinter(
-            node, noc.dram, self.local, a32[pq : pq + memmap.PRINT_SIZE // 4]
+            node, noc.dram, self.local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.nodes
         )
         self.zones = HartZones()
         # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).

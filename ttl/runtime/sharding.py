@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ttl.runtime import memmap
-from ttl.runtime.errors import LaunchError
+from ttl.runtime.errors import DeviceFault, LaunchError
 from ttl.runtime.tiles import TILE, DataFormat
 
 Coord = tuple[int, int]
@@ -170,3 +170,24 @@ def place_in_l1(tensors: list[ShardedTensor], start: int, l1_bytes: int, target:
             f"the L1-sharded tensors' descriptors need {end - DESCRIPTOR_BASE} bytes but a node "
             f"has {memmap.SHARD_DESC_SIZE}: pass fewer sharded tensors or shard over fewer nodes"
         )
+
+
+def read_pages(regs32: np.ndarray, descriptor: int, page_size: int, count: int, nodes: dict):
+    """Pages 0..count-1 of the sharded tensor whose descriptor is at ``descriptor`` in a
+    node register page (``regs32``), found as the device's address generation finds them."""
+    at = (descriptor - memmap.NODE_REGS_BASE) // 4
+    if not DESCRIPTOR_BASE <= descriptor < DESCRIPTOR_END - memmap.SHARD_HEADER_WORDS * 4:
+        raise DeviceFault(f"{descriptor:#x} is not an L1-sharded tensor's descriptor")
+    base, width, rows, cols, grid_cols, shards = (int(w) for w in regs32[at : at + 6])
+    cores = regs32[at + memmap.SHARD_HEADER_WORDS : at + memmap.SHARD_HEADER_WORDS + shards]
+    out = np.empty((count, page_size), np.uint8)
+    for page in range(count):
+        row, col = divmod(page, max(width, 1))
+        shard = (row // max(rows, 1)) * grid_cols + col // max(cols, 1)
+        if shard >= shards:
+            raise DeviceFault(f"page {page} of an L1-sharded tensor is outside its shards")
+        core = int(cores[shard])
+        node = nodes[(core & 0xFF, core >> 8 & 0xFF)]
+        addr = base + ((row % rows) * cols + col % cols) * page_size
+        out[page] = node.resolve(addr, page_size)
+    return out

@@ -12,6 +12,7 @@ import pytest
 import torch
 from jit_support import ROOT
 
+import ttl
 from ttl.errors import TTLCompileError
 from ttl.host import jit, ttnn
 from ttl.host.ttnn.errors import MissingTtnnFunctionError, TtnnError
@@ -382,3 +383,28 @@ def test_a_shard_outside_the_operations_grid_is_a_located_error(sharded_add):
     with pytest.raises(TTLCompileError) as info:
         op(a, a, a)
     _located(info, "tensor 'a' of operation 'sharded_add' has a shard on node (2, 0)", "2x2 grid")
+
+
+@ttl.operation(grid=(2, 2))
+def show_pages(a):
+    @ttl.datamovement()
+    def dm():
+        x, y = ttl.node(dims=2)
+        if x == 1 and y == 1:
+            print("a: ", a, num_pages=2)
+
+
+def test_a_kernel_prints_a_sharded_tensors_pages_from_the_nodes_l1(needs_device_cxx, tmp_path):
+    # tile (0, c) holds c + 1; block shards of one tile: page 1 lives on node (1, 0)
+    data = torch.ones(64, 64) + (torch.arange(64) // 32).float()
+    config = ttnn.MemoryConfig(BLOCK, L1, ttnn.ShardSpec(_cores(0, 0, 1, 1), [32, 32], ROW))
+    a = ttnn.from_torch(data, dtype=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, memory_config=config)
+    out = tmp_path / "prints.txt"
+    jit.configure(prints=str(out))
+    show_pages(a)
+    jit.close_prints()
+    lines = out.read_text().splitlines()
+    assert "Printing first 2 page(s):" in "\n".join(lines)
+    page1 = lines.index(next(line for line in lines if "page 1 (tile (0, 1)):" in line))
+    assert lines[page1 + 1].split("]", 1)[1].split() == ["2"] * 32
+    assert lines[page1 - 1].split("]", 1)[1].split() == ["1"] * 32

@@ -12,6 +12,7 @@ bytes of each kind):
 
 import argparse
 
+import numpy
 import torch
 import ttnn
 
@@ -81,30 +82,40 @@ def sharded_config(strategy):
     )
 
 
+def run(strategy, shift, device=None):
+    """Runs ``y = a + b`` with the three tensors sharded by ``strategy``; returns a, b, y."""
+    # Values exact in bf16 and independent of random streams (tt-lang-sim runs torch's
+    # bfloat16 as float32), so both runs see the same inputs.
+    index = torch.arange(ROWS * COLS, dtype=torch.float32).reshape(ROWS, COLS)
+    a = ((index * 7) % 255 / 64).to(torch.bfloat16)
+    b = ((index * 13) % 251 / 32).to(torch.bfloat16)
+    config = sharded_config(strategy)
+
+    def on_device(t):
+        return ttnn.from_torch(
+            t, dtype=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, device=device, memory_config=config
+        )
+
+    a_tt, b_tt = on_device(a), on_device(b)
+    y_tt = on_device(torch.zeros((ROWS, COLS), dtype=torch.bfloat16))
+    make_add(STRATEGIES[strategy][0], shift)(a_tt, b_tt, y_tt)
+    assert ttnn.is_sharded(y_tt) and ttnn.get_memory_config(y_tt) == config
+    return a, b, ttnn.to_torch(y_tt)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="block")
     parser.add_argument("--shift", type=int, default=0)
+    parser.add_argument("--out", help="save y (float32) to this .npy file")
     args = parser.parse_args()
 
     device = ttnn.open_device(device_id=0)
     try:
-        torch.manual_seed(0)
-        a, b = (torch.rand((ROWS, COLS), dtype=torch.bfloat16) for _ in range(2))
-        config = sharded_config(args.strategy)
-
-        def on_device(t):
-            return ttnn.from_torch(
-                t, dtype=ttnn.bfloat16, layout=ttnn.TILE_LAYOUT, device=device, memory_config=config
-            )
-
-        a_tt, b_tt = on_device(a), on_device(b)
-        y_tt = on_device(torch.zeros((ROWS, COLS), dtype=torch.bfloat16))
-        make_add(STRATEGIES[args.strategy][0], args.shift)(a_tt, b_tt, y_tt)
-
-        y = ttnn.to_torch(y_tt)
+        a, b, y = run(args.strategy, args.shift, device)
         expected = (a.float() + b.float()).to(torch.bfloat16)
-        assert ttnn.is_sharded(y_tt) and y_tt.memory_config() == config
+        if args.out:
+            numpy.save(args.out, y.float().numpy())
         print(f"sharded_add {args.strategy} shift {args.shift}: {list(y.shape)} {y.dtype}")
         print("PASS" if torch.equal(y, expected) else "FAIL")
     finally:

@@ -408,3 +408,28 @@ def test_a_kernel_prints_a_sharded_tensors_pages_from_the_nodes_l1(needs_device_
     page1 = lines.index(next(line for line in lines if "page 1 (tile (0, 1)):" in line))
     assert lines[page1 + 1].split("]", 1)[1].split() == ["2"] * 32
     assert lines[page1 - 1].split("]", 1)[1].split() == ["1"] * 32
+
+
+def test_l1_sharding_on_every_device_of_a_mesh(sharded_add, monkeypatch):
+    monkeypatch.delenv("TTL_NUM_DEVICES", raising=False)
+    mesh = ttnn.open_mesh_device(ttnn.MeshShape(1, 2))
+    config = sharded_add.sharded_config("width")
+    torch.manual_seed(2)
+    a, b = (torch.rand((256, 128), dtype=torch.bfloat16) for _ in range(2))
+
+    def put(t):
+        mapper = ttnn.ShardTensorToMesh(mesh, dim=0)
+        return ttnn.from_torch(
+            t, layout=ttnn.TILE_LAYOUT, device=mesh, mesh_mapper=mapper, memory_config=config
+        )
+
+    y = put(torch.zeros(256, 128, dtype=torch.bfloat16))
+    jit.configure(profile=True)
+    sharded_add.make_add((4, 1), 0)(put(a), put(b), y)
+    out = ttnn.to_torch(y, mesh_composer=ttnn.ConcatMeshToTensor(mesh, dim=0))
+    assert torch.equal(out, (a.float() + b.float()).to(torch.bfloat16))
+    calls = jit.profile().calls[-2:]
+    assert [c.operation for c in calls] == ["sharded_add (device 0)", "sharded_add (device 1)"]
+    for call in calls:
+        assert copy_totals(call.noc_traffic.values())["local L1"] == (2 * 16 * 2048, 16 * 2048)
+    ttnn.close_mesh_device(mesh)

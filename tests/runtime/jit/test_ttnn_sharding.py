@@ -433,3 +433,18 @@ def test_l1_sharding_on_every_device_of_a_mesh(sharded_add, monkeypatch):
     for call in calls:
         assert copy_totals(call.noc_traffic.values())["local L1"] == (2 * 16 * 2048, 16 * 2048)
     ttnn.close_mesh_device(mesh)
+
+
+def test_outer_dimensions_fold_into_the_height_and_padding_counts():
+    config = ttnn.create_sharded_memory_config(
+        (2, 64, 64), ttnn.CoreGrid(y=1, x=4), ttnn.ShardStrategy.HEIGHT
+    )
+    assert config.shard_spec.shard_shape == (32, 64)
+    layout = _layout(config, shape=(2, 64, 64))
+    assert layout.shard_pages == (1, 2) and len(layout.cores) == 4
+    np.testing.assert_array_equal(
+        layout.pages_by_shard((2, 64, 64)), [[0, 1], [2, 3], [4, 5], [6, 7]]
+    )
+    # a (50, 64) tile tensor is stored as (64, 64): two 32-row shards
+    spec = ttnn.ShardSpec(_cores(0, 0, 1, 0), [32, 64], ROW)
+    assert _layout(ttnn.MemoryConfig(HEIGHT, L1, spec), shape=(50, 64)).shard_pages == (1, 2)

@@ -39,6 +39,7 @@ from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.device import Device
 from ttl.runtime.errors import BundleError
 from ttl.runtime.profile import CallProfile, Profile
+from ttl.runtime.sharding import ShardLayout
 from ttl.source import source_text
 from ttl.specs import RowMajor, TensorSpec
 from ttl.targets import DEFAULT_TARGET, TARGETS
@@ -147,6 +148,7 @@ def run_operation(
             "pass one tensor per parameter, in order",
         )
     devices = _mesh_size(op, params, tensors, loc)
+    shards = [_shard_layout(t) for t in tensors]
     results: tuple = ()
     for index in range(devices):  # SPMD: every device of a mesh runs with its own shard
         results = _run_on_device(
@@ -161,6 +163,7 @@ def run_operation(
             include_dirs=include_dirs,
             overrides=overrides,
             index=index if devices > 1 else None,
+            shards=shards,
         )
     return tuple(
         t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results, strict=True)
@@ -180,8 +183,10 @@ def _run_on_device(
     include_dirs: Sequence[str],
     overrides: CompilerOptions,
     index: int | None,
+    shards: Sequence[ShardLayout | None] = (),
 ) -> tuple:
-    """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh)."""
+    """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh);
+    ``shards``: the layout of each L1-sharded tensor (None: interleaved in DRAM)."""
     bound = _specs(op, params, arrays, loc)
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
@@ -217,11 +222,12 @@ def _run_on_device(
     )
     # The devices of a mesh run one after another on one emulated machine: each launch
     # loads its shard and reads its outputs back, so nothing carries over between them.
+    _check_shard_nodes(op, params, shards, bundle.grid, loc)
     dev = device or _device(bundle)
     with Progress(
         f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
     ):
-        results = run_bundle(bundle, *arrays, device=dev)
+        results = run_bundle(bundle, *arrays, device=dev, shards=shards)
     assert dev.last_report is not None  # every completed run leaves its report
     _PROFILE.calls.append(
         CallProfile.from_report(
@@ -335,6 +341,35 @@ def _host_array(
             "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter",
         )
     return tensor
+
+
+def _shard_layout(tensor: Any) -> ShardLayout | None:
+    """Where an L1-sharded ttnn tensor's shards live (None: an interleaved tensor)."""
+    layout = getattr(tensor, "__ttl_l1_shards__", None)
+    return layout() if layout is not None else None
+
+
+def _check_shard_nodes(
+    op: Operation,
+    params: list[str],
+    shards: Sequence[ShardLayout | None],
+    grid: tuple[int, int],
+    loc: SourceLoc | None,
+) -> None:
+    """Every shard must live on a node of the operation's grid (the emulated device has no
+    others)."""
+    for name, layout in zip(params, shards, strict=False):
+        cores = layout.cores if layout else ()
+        outside = [c for c in cores if c[0] >= grid[0] or c[1] >= grid[1]]
+        if outside:
+            raise TTLCompileError(
+                f"tensor '{name}' of operation '{op.name}' has a shard on node {outside[0]}, "
+                f"outside the operation's {grid[0]}x{grid[1]} grid",
+                loc,
+                "shard it over nodes of the operation's grid (CoreRange within "
+                f"CoreCoord(0, 0)..CoreCoord({grid[0] - 1}, {grid[1] - 1})), or give the "
+                "operation a larger grid",
+            )
 
 
 def _mesh_size(

@@ -20,6 +20,7 @@ from ttl.runtime.errors import (
 from ttl.runtime.profile import Profile
 from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.scheduler import RunReport
+from ttl.runtime.sharding import ShardedTensor, ShardLayout
 from ttl.runtime.tensors import Bfp8Tensor, DramTensor
 from ttl.runtime.tiles import tilize, untilize
 
@@ -41,6 +42,8 @@ __all__ = [
     "Program",
     "RunReport",
     "RunawayKernelError",
+    "ShardLayout",
+    "ShardedTensor",
     "load_bundle",
     "run",
     "tilize",

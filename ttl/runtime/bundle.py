@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import BundleError, LaunchError
 from ttl.runtime.program import KernelSpec, Program
-from ttl.runtime.tensors import Bfp8Tensor, is_torch, like_input, to_numpy
+from ttl.runtime.sharding import DESCRIPTOR_BASE, ShardedTensor, ShardLayout
+from ttl.runtime.tensors import Bfp8Tensor, DramTensor, is_torch, like_input, to_numpy
 from ttl.runtime.tiles import data_format
 from ttl.specs import ROW_MAJOR
 
@@ -231,7 +233,12 @@ def _check_file(
     return raw, recorded.removeprefix("sha256:")
 
 
-def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = None):
+def run(
+    bundle: Bundle | str | os.PathLike,
+    *tensors,
+    device: Device | None = None,
+    shards: Sequence[ShardLayout | None] = (),
+):
     """Runs ``bundle`` with ``tensors`` (NumPy arrays or torch tensors, one per parameter).
 
     Every tensor is copied to DRAM, the kernels run, and every tensor a kernel
@@ -239,7 +246,9 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
     tensors passed in are updated in place (so
     outputs appear in the arrays given for them) and returned, in parameter
     order, as a tuple of the same kinds. ``device.last_report`` has the
-    per-kernel statistics.
+    per-kernel statistics. ``shards`` gives, per tensor, a :class:`ShardLayout`
+    for an L1-sharded tensor (its shards live in the nodes' L1, not in DRAM) or
+    None (interleaved in DRAM, the default for tensors it does not cover).
     """
     if not isinstance(bundle, Bundle):
         bundle = load_bundle(bundle)
@@ -257,22 +266,35 @@ def run(bundle: Bundle | str | os.PathLike, *tensors, device: Device | None = No
         )
     mark = dev.dram.mark()
     try:
-        return _run_on(dev, bundle, tensors, arrays)
+        return _run_on(dev, bundle, tensors, arrays, list(shards))
     finally:
         dev.dram.release(mark)  # the launch's DRAM tensors die with it
 
 
-def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> tuple:
-    handles = {
-        sig.name: dev.write_tensor(arr, sig.dtype, layout=sig.layout)
-        for sig, arr in zip(bundle.tensors, arrays, strict=True)
-    }
-    args = [handles[a["tensor"]].address for a in bundle.per_node_args]
+def _run_on(
+    dev: Device,
+    bundle: Bundle,
+    tensors,
+    arrays: list[np.ndarray],
+    shards: list[ShardLayout | None],
+) -> tuple:
+    handles: dict[str, DramTensor | ShardedTensor] = {}
+    descriptor = DESCRIPTOR_BASE
+    for i, (sig, arr) in enumerate(zip(bundle.tensors, arrays, strict=True)):
+        layout = shards[i] if i < len(shards) else None
+        if layout is None:
+            handles[sig.name] = dev.write_tensor(arr, sig.dtype, layout=sig.layout)
+            continue
+        what = f"{bundle.operation}: tensor '{sig.name}'"
+        handles[sig.name] = dev.write_sharded(arr, sig.dtype, layout, descriptor, what)
+        descriptor += layout.descriptor_bytes
+    args = [_arg(handles[a["tensor"]]) for a in bundle.per_node_args]
     program = Program(
         kernels=[KernelSpec(k.name, k.image, k.slot, args, dst=k.dst) for k in bundle.kernels],
         dfbs=bundle.dfbs,
         semaphores=bundle.semaphores,
         semaphore_names=bundle.semaphore_names,
+        sharded=[h for h in handles.values() if isinstance(h, ShardedTensor)],
     )
     dev.launch(program)
     results = []
@@ -288,6 +310,11 @@ def _run_on(dev: Device, bundle: Bundle, tensors, arrays: list[np.ndarray]) -> t
         out = dev.read_tensor(handles[sig.name])
         results.append(_write_back(out, original))
     return tuple(results)
+
+
+def _arg(handle: DramTensor | ShardedTensor) -> int:
+    """A tensor's runtime arg: its DRAM base, or its shard descriptor's address."""
+    return handle.descriptor if isinstance(handle, ShardedTensor) else handle.address
 
 
 def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ttl.runtime import memmap
 from ttl.runtime.errors import DeviceFault
+from ttl.runtime.sharding import read_pages
 from ttl.runtime.tiles import TILE, decode, format_from_code, untilize
 
 if TYPE_CHECKING:
@@ -59,8 +60,16 @@ class PrintSink:
 class HartPrinter:
     """One hart's print state: the partial line and the last lines printed."""
 
-    def __init__(self, node: Node, dram: Dram, local: np.ndarray, print_area: np.ndarray):
+    def __init__(
+        self,
+        node: Node,
+        dram: Dram,
+        local: np.ndarray,
+        print_area: np.ndarray,
+        nodes: dict | None = None,
+    ):
         self.node, self.dram, self.local = node, dram, local
+        self.nodes = nodes or {node.coord: node}  # where L1-sharded tensor pages live
         # The hart's print buffer (uint32); NumPy arrays are buffers, typeshed disagrees.
         self.words = memoryview(print_area)  # type: ignore[arg-type]
         self.sink = PrintSink()
@@ -116,8 +125,22 @@ class HartPrinter:
         if tag == memmap.PRINT_BLOCK:
             return _lines(block_tiles(self.node, a, b, c & 0x7FFFFFFF, bool(c >> 31)))
         if tag == memmap.PRINT_TENSOR:
-            return _lines(tensor_pages(self.dram, a, b, c & 0xFF, c >> 8))
+            return _lines(self.tensor_pages(a, b, c & 0xFF, c >> 8))
         raise DeviceFault(f"unknown print item tag {tag}")
+
+    def tensor_pages(self, base: int, pages: int, fmt_code: int, cols: int) -> list[str]:
+        """The first pages of the tensor whose runtime arg is ``base``: an interleaved DRAM
+        base, or an L1-sharded tensor's descriptor address (its pages in nodes' L1)."""
+        if base >= memmap.NODE_REGS_BASE:
+            return _format_pages(
+                lambda size: read_pages(self.node.regs32, base, size, pages, self.nodes),
+                pages,
+                fmt_code,
+                cols,
+            )
+        return _format_pages(
+            lambda size: self.dram.read_pages(base, size, pages), pages, fmt_code, cols
+        )
 
     def string(self, addr: int) -> str:
         """The NUL-terminated string at ``addr`` in the kernel's LOCAL memory (cached)."""
@@ -171,12 +194,12 @@ def block_tiles(node: Node, cb: int, tiles: int, cols: int, reserved: bool) -> l
     return out
 
 
-def tensor_pages(dram: Dram, base: int, pages: int, fmt_code: int, cols: int) -> list[str]:
-    """Pages 0..pages-1 (tiles) of the interleaved DRAM tensor at ``base``."""
+def _format_pages(raw_pages, pages: int, fmt_code: int, cols: int) -> list[str]:
+    """Pages 0..pages-1 (tiles) of a tensor; ``raw_pages(page_size)`` reads their bytes."""
     fmt = format_from_code(fmt_code)
     if fmt is None:
         raise DeviceFault(f"print of a tensor of unknown data format {fmt_code}")
-    raw = dram.read_pages(base, fmt.tile_bytes, pages)
+    raw = raw_pages(fmt.tile_bytes)
     out = [f"Printing first {pages} page(s):"]
     for i in range(pages):
         out.append(f"page {i} (tile ({i // max(cols, 1)}, {i % max(cols, 1)})):")

@@ -19,8 +19,9 @@ from ttl.runtime.noc import Noc
 from ttl.runtime.node import Node
 from ttl.runtime.program import Coord, Program
 from ttl.runtime.scheduler import KernelStats, RunReport, run_harts
+from ttl.runtime.sharding import ShardedTensor, ShardLayout, check_cores, place_in_l1
 from ttl.runtime.tensors import DramTensor, like_input, tensor_format, to_numpy
-from ttl.runtime.tiles import decode, encode, num_tiles, tilize, untilize
+from ttl.runtime.tiles import DataFormat, decode, encode, num_tiles, tilize, untilize
 from ttl.runtime.waits import Wait
 from ttl.specs import ROW_MAJOR
 
@@ -120,7 +121,7 @@ class Device:
             if not shape or min(shape) <= 0:
                 raise LaunchError(f"a row-major tensor needs positive dimensions, got {shape}")
             if fmt.packed:
-                raise LaunchError(f"{fmt.name} tensors are tiled: a row-major tensor is bf16 or f32")
+                raise LaunchError(f"{fmt.name} tensors are tiled; a row-major one is bf16 or f32")
             t = DramTensor(0, shape, fmt, layout)
             return DramTensor(self.dram.allocate(t.num_pages, t.page_size), shape, fmt, layout)
         try:
@@ -144,28 +145,43 @@ class Device:
             self.dram.write_pages(t.address, t.page_size, self._row_pages(arr, t))
             return t
         pages = self.dram.pages_view(t.address, t.page_size, t.num_pages)
-        if fmt.packed:  # block-float: quantized from float32, tile by tile
-            raw = encode(tilize(arr.astype(np.float32, copy=False)), fmt)
-            if pages is not None:
-                pages[...] = raw
-            else:
-                self.dram.write_pages(t.address, t.page_size, raw)
-            return t
-        arr = arr.astype(fmt.dtype, copy=False)
         if pages is not None:  # contiguous in DRAM's host memory: tilize straight into it
-            tilize(arr, out=pages.reshape(-1).view(fmt.dtype))
+            _encode_tiles(arr, fmt, pages)
             return t
-        staging = self._staging(t.num_pages * t.page_size).view(fmt.dtype)
-        tiles = tilize(arr, out=staging)
-        self.dram.write_pages(t.address, t.page_size, tiles.view(np.uint8))
+        staging = self._staging(t.num_pages * t.page_size).reshape(t.num_pages, t.page_size)
+        _encode_tiles(arr, fmt, staging)
+        self.dram.write_pages(t.address, t.page_size, staging)
         return t
 
-    def read_tensor(self, tensor: DramTensor, like=None, out: np.ndarray | None = None):
+    def write_sharded(
+        self, array, dtype, layout: ShardLayout, descriptor: int, what: str = "tensor"
+    ) -> ShardedTensor:
+        """Tilizes ``array`` for an L1-sharded tensor (placed into L1 by the launch that
+        gets it in ``Program.sharded``); ``descriptor`` is its descriptor's address."""
+        arr = to_numpy(array)
+        fmt = tensor_format(arr, dtype)
+        try:
+            pages = num_tiles(arr.shape)
+        except ValueError as e:
+            raise LaunchError(str(e)) from None
+        shape = tuple(int(s) for s in arr.shape)
+        layout.shard_grid(shape)  # the shards tile the tensor
+        check_cores(layout, self.grid, what)
+        tiles = np.empty((pages, fmt.tile_bytes), np.uint8)
+        _encode_tiles(arr, fmt, tiles)
+        return ShardedTensor(shape, fmt, layout, descriptor, tiles)
+
+    def read_tensor(
+        self, tensor: DramTensor | ShardedTensor, like=None, out: np.ndarray | None = None
+    ):
         """Reads ``tensor`` back row-major (torch if ``like`` is a torch tensor).
 
         ``out``: a C-contiguous NumPy array of the tensor's shape and dtype to read
         into (and return), such as a view of the caller's own output tensor.
         """
+        if isinstance(tensor, ShardedTensor):  # gathered from L1 by its launch
+            arr = untilize(decode(tensor.pages, tensor.format), tensor.shape, out=out)
+            return arr if out is not None else like_input(arr, like)
         if tensor.is_row_major:
             staging = self._staging(tensor.num_pages * tensor.page_size)
             pages = self.dram.read_pages(
@@ -202,7 +218,9 @@ class Device:
     # --------------------------------------------------------------- launch
     def launch(self, program: Program) -> RunReport:
         """Runs ``program`` on every node to completion; returns the run's statistics."""
-        bases = self._place_dfbs(program.dfbs)
+        bases, l1_end = self._place_dfbs(program.dfbs)
+        sharded = list(program.sharded)
+        place_in_l1(sharded, l1_end, self.target.l1_bytes, self.target.name)
         sems = list(program.semaphores)
         if len(sems) > memmap.SEM_MAX:
             raise LaunchError(f"{len(sems)} semaphores requested; a node has {memmap.SEM_MAX}")
@@ -211,12 +229,16 @@ class Device:
             node.semaphore_names = program.semaphore_names
             if self.trace:
                 node.start_counting()
+        for t in sharded:
+            t.place(self.nodes)
         start = time.perf_counter()
         read0, written0 = self.noc.bytes_read, self.noc.bytes_written
         self.noc.per_node = {}
         harts = self._make_harts(program)
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
             rounds = run_harts(harts, self.quantum, self.livelock_budget)
+        for t in sharded:
+            t.gather(self.nodes)
         pages = {cfg.page_size for cfg in program.dfbs}
         profiled = self.profile or self.trace
         self.last_report = RunReport(
@@ -250,8 +272,9 @@ class Device:
         )
         return self.last_report
 
-    def _place_dfbs(self, dfbs: list[DFBConfig]) -> dict[int, int]:
-        """Checks the DFB table and assigns each DFB an L1 address."""
+    def _place_dfbs(self, dfbs: list[DFBConfig]) -> tuple[dict[int, int], int]:
+        """Checks the DFB table and assigns each DFB an L1 address; returns them and
+        the end of the DFBs (where L1-sharded tensors go)."""
         bases, addr = {}, memmap.L1_BASE
         for cfg in dfbs:
             if not 0 <= cfg.index < self.target.dfb_count:
@@ -276,7 +299,7 @@ class Device:
                 f"the DFBs need {addr} bytes of L1 but a {self.target.name} node "
                 f"has {self.target.l1_bytes}: use fewer or smaller blocks"
             )
-        return bases
+        return bases, addr
 
     def _image(self, elf) -> ElfImage:
         if isinstance(elf, ElfImage):
@@ -354,3 +377,12 @@ class Device:
         return "\n".join([head] + [n.describe() for _, n in sorted(self.nodes.items())])
 
     __str__ = describe
+
+
+def _encode_tiles(arr: np.ndarray, fmt: DataFormat, out: np.ndarray) -> None:
+    """``arr`` tilized as ``fmt``'s tile bytes into ``out`` (pages x tile bytes, uint8):
+    bf16/f32 tilized in place, a block-float format quantized from float32."""
+    if fmt.packed:
+        out[...] = encode(tilize(arr.astype(np.float32, copy=False)), fmt)
+    else:
+        tilize(arr.astype(fmt.dtype, copy=False), out=out.reshape(-1).view(fmt.dtype))

@@ -130,7 +130,7 @@ class Hart:
         self._cop_words = memoryview(self.queue32)
         pq = memmap.PRINT_OFFSET // 4
         self.printer = HartPrinter(
-            node, noc.dram, self.local, a32[pq : pq + memmap.PRINT_SIZE // 4]
+            node, noc.dram, self.local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.nodes
         )
         self.zones = HartZones()
         # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).
@@ -606,6 +606,8 @@ class Hart:
                 f"{unit} slice {span} is out of bounds for {what} "
                 f"({extent} {unit}s): indices are in {unit}s, 0 <= index < {extent}"
             )
+        if kind == memmap.ERR_SHARD_PAGE:
+            return f"page {a} of an L1-sharded tensor of {b} pages is outside its shards"
         return f"device API error {kind} ({a}, {b})"
 
     # --------------------------------------------------------------- display

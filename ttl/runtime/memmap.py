@@ -47,6 +47,17 @@ DFB_CONFIGURED = 9
 
 SEM_MAX = 1024
 
+# L1-sharded tensor descriptors (device_map.h; ttl/runtime/sharding.py writes them).
+SHARD_DESC_OFFSET = 0x3000
+SHARD_DESC_SIZE = 0x1000
+SHARD_L1_BASE = 0
+SHARD_WIDTH_PAGES = 1
+SHARD_ROWS = 2
+SHARD_COLS = 3
+SHARD_GRID_COLS = 4
+SHARD_COUNT = 5
+SHARD_HEADER_WORDS = 8
+
 HART_ARGS_BASE = 0xF0010000
 ARGS_OFFSET = 0x0000
 COMMON_ARGS_OFFSET = 0x1000
@@ -102,6 +113,8 @@ NOC_WRITE_MCAST = 3
 NOC_SEM_INC = 4
 # In a multicast request's extra word (num_dests): the sender is a destination too.
 NOC_MCAST_LOOPBACK = 0x80000000
+# In a read/write request's extra word: a tensor page in a node's L1 (L1-sharded tensor).
+NOC_SHARD_PAGE = 1
 
 WAIT_RESERVE_BACK = 1
 WAIT_FRONT = 2
@@ -117,6 +130,7 @@ ERR_DFB_PUSH_OVERFLOW = 6
 ERR_DFB_POP_UNDERFLOW = 7
 ERR_SLICE_BOUNDS = 8
 ERR_DIVISION_BY_ZERO = 9
+ERR_SHARD_PAGE = 10
 
 NOC_DRAM_FLAG = 0x80000000
 

@@ -28,6 +28,13 @@ class NodeTraffic:
     dram_bytes_read: int = 0  # bytes read from DRAM
     bytes_written: int = 0  # bytes delivered (a multicast counts once per destination)
     multicasts: int = 0  # multicast writes issued (data and semaphore sets)
+    # Tensor copies by kind: interleaved pages in DRAM, and L1-sharded pages in the
+    # issuing node's own L1 (local) or another node's (remote).
+    dram_bytes_written: int = 0
+    local_l1_bytes_read: int = 0
+    local_l1_bytes_written: int = 0
+    remote_l1_bytes_read: int = 0
+    remote_l1_bytes_written: int = 0
 
 
 class Noc:
@@ -110,6 +117,7 @@ class Noc:
             traffic = self.traffic(node)
             traffic.dram_bytes_read += fast_read + read
             traffic.bytes_written += fast_written + written
+            traffic.dram_bytes_written += fast_written + written
 
     def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
         """Runs one NOC request issued by ``node``."""
@@ -120,10 +128,22 @@ class Noc:
             self.bytes_read += size
             if src >> 32 & memmap.NOC_DRAM_FLAG:
                 traffic.dram_bytes_read += size
+            elif extra & memmap.NOC_SHARD_PAGE:
+                if self._is_local(node, src):
+                    traffic.local_l1_bytes_read += size
+                else:
+                    traffic.remote_l1_bytes_read += size
         elif cmd == memmap.NOC_WRITE:
             self._store(dst, node.resolve(src & 0xFFFFFFFF, size), "write to")
             self.bytes_written += size
             traffic.bytes_written += size
+            if dst >> 32 & memmap.NOC_DRAM_FLAG:
+                traffic.dram_bytes_written += size
+            elif extra & memmap.NOC_SHARD_PAGE:
+                if self._is_local(node, dst):
+                    traffic.local_l1_bytes_written += size
+                else:
+                    traffic.remote_l1_bytes_written += size
         elif cmd == memmap.NOC_WRITE_MCAST:
             loopback = bool(extra & memmap.NOC_MCAST_LOOPBACK)
             reached = self._multicast(
@@ -146,6 +166,12 @@ class Noc:
         if t is None:
             t = self.per_node[node.coord] = NodeTraffic()
         return t
+
+    @staticmethod
+    def _is_local(node, noc_addr: int) -> bool:
+        """Whether a unicast node address names ``node`` itself."""
+        hi = noc_addr >> 32
+        return (hi & 0xFF, hi >> 8 & 0xFF) == node.coord
 
     def _node(self, x: int, y: int, what: str):
         node = self.nodes.get((x, y))

@@ -12,9 +12,11 @@ tiles moved and coprocessor ops are always there.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ttl.runtime.noc import NodeTraffic
 from ttl.runtime.scheduler import (
     WAIT_LEGEND,
     KernelStats,
@@ -103,6 +105,7 @@ class Profile:
                 f"  tiles moved {tiles}  (NOC {c.noc_bytes_read} B read, "
                 f"{c.noc_bytes_written} B written)  cop ops {c.coprocessor_ops}"
             )
+            out.append(_indent(copy_table(c.noc_traffic.values())))
             if any(t.multicasts for t in c.noc_traffic.values()):
                 per_node = "  ".join(f"({xy}) {t.multicasts}" for xy, t in c.noc_traffic.items())
                 out.append(f"  NOC multicasts per node: {per_node}")
@@ -111,6 +114,31 @@ class Profile:
                 out.append(_indent(signpost_table(c.kernels)))
         out.append(WAIT_LEGEND)
         return "\n".join(out)
+
+
+COPY_KINDS = (
+    ("DRAM", "dram_bytes_read", "dram_bytes_written"),
+    ("local L1", "local_l1_bytes_read", "local_l1_bytes_written"),
+    ("remote L1", "remote_l1_bytes_read", "remote_l1_bytes_written"),
+)
+
+
+def copy_totals(traffic: Iterable[NodeTraffic]) -> dict[str, tuple[int, int]]:
+    """Tensor-copy bytes (read, written) over all nodes by kind: interleaved pages in DRAM,
+    L1-sharded pages in the copying node's own L1 (local) or another node's (remote)."""
+    nodes = list(traffic)
+    return {
+        kind: (sum(getattr(t, rd) for t in nodes), sum(getattr(t, wr) for t in nodes))
+        for kind, rd, wr in COPY_KINDS
+    }
+
+
+def copy_table(traffic: Iterable[NodeTraffic]) -> str:
+    """:func:`copy_totals` as a short fixed-width table."""
+    lines = [f"{'tensor copies':<14}{'bytes read':>12}{'bytes written':>15}"]
+    for kind, (read, written) in copy_totals(traffic).items():
+        lines.append(f"{kind:<14}{read:>12}{written:>15}")
+    return "\n".join(lines)
 
 
 def _indent(text: str) -> str:

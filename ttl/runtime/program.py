@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ttl.runtime.coprocessor import DstMode
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.elfinfo import ElfImage
+from ttl.runtime.sharding import ShardedTensor
 
 Coord = tuple[int, int]
 
@@ -41,9 +42,12 @@ class KernelSpec:
 
 @dataclass
 class Program:
-    """A launch: kernels, the DFB table (same on every node) and semaphore initial values."""
+    """A launch: kernels, the DFB table (same on every node), semaphore initial values
+    and the L1-sharded tensors."""
 
     kernels: list[KernelSpec]
     dfbs: list[DFBConfig] = field(default_factory=list)
     semaphores: Sequence[int] = ()
     semaphore_names: Sequence[str] = ()  # their TT-Lang names, for deadlock reports
+    # L1-sharded tensors: placed into their nodes' L1 before the kernels run, read back after.
+    sharded: Sequence[ShardedTensor] = ()

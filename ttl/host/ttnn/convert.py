@@ -15,13 +15,13 @@ from ttl.host.ttnn.device import (
     ShardTensorToMesh,
 )
 from ttl.host.ttnn.errors import reject_options, ttnn_error
+from ttl.host.ttnn.memory import MemoryConfig
 from ttl.host.ttnn.tensor import Tensor, check_block_float, torch_module
 from ttl.host.ttnn.types import (
     ROW_MAJOR_LAYOUT,
     TILE_LAYOUT,
     DataType,
     Layout,
-    MemoryConfig,
     bfloat16,
     dtype_of,
 )

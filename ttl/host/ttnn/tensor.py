@@ -19,15 +19,9 @@ import numpy as np
 from ttl.errors import SourceLoc
 from ttl.host.ttnn.device import MeshDevice
 from ttl.host.ttnn.errors import reject_options, ttnn_error
-from ttl.host.ttnn.types import (
-    DRAM_MEMORY_CONFIG,
-    ROW_MAJOR_LAYOUT,
-    TILE,
-    TILE_LAYOUT,
-    DataType,
-    Layout,
-    MemoryConfig,
-)
+from ttl.host.ttnn.memory import DRAM_MEMORY_CONFIG, MemoryConfig, shard_layout
+from ttl.host.ttnn.types import ROW_MAJOR_LAYOUT, TILE, TILE_LAYOUT, DataType, Layout
+from ttl.runtime.sharding import ShardLayout
 from ttl.runtime.tensors import Bfp8Tensor
 from ttl.runtime.tiles import BFP8, round_to_format
 from ttl.specs import RowMajor
@@ -109,6 +103,8 @@ class Tensor:
         self.layout = layout
         self._device = device
         self._memory_config = memory_config or DRAM_MEMORY_CONFIG
+        # L1-sharded: which node holds which page (checked here, so bad configs fail early).
+        self._l1_shards = shard_layout(self._memory_config, self._shards[0].shape, layout, device)
 
     @property
     def shape(self) -> Shape:
@@ -170,6 +166,10 @@ class Tensor:
 
     def __ttl_device__(self) -> MeshDevice | None:
         return self._device
+
+    def __ttl_l1_shards__(self) -> ShardLayout | None:
+        """Where an L1-sharded tensor's pages live on each device (None: interleaved DRAM)."""
+        return self._l1_shards
 
     def __ttl_host_array__(
         self, what: str, loc: SourceLoc | None, index: int = 0

@@ -1,9 +1,8 @@
-"""ttnn's dtypes, layouts and memory configs, as the emulator knows them."""
+"""ttnn's dtypes, layouts, buffer types and memory layouts, as the emulator knows them."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
@@ -45,21 +44,14 @@ class BufferType(enum.Enum):
 
 
 class TensorMemoryLayout(enum.Enum):
-    """ttnn.TensorMemoryLayout; the emulator stores every tensor interleaved."""
+    """ttnn.TensorMemoryLayout (memory configs: ttl/host/ttnn/memory.py; ND_SHARDED is
+    named so that using it is a located error)."""
 
     INTERLEAVED = "INTERLEAVED"
-
-
-@dataclass(frozen=True)
-class MemoryConfig:
-    """ttnn.MemoryConfig(memory_layout, buffer_type): where a tensor lives.
-
-    Only interleaved layouts exist here; an L1 tensor is accepted and, as every
-    tensor, read by operations from the emulated DRAM.
-    """
-
-    memory_layout: TensorMemoryLayout = TensorMemoryLayout.INTERLEAVED
-    buffer_type: BufferType = BufferType.DRAM
+    HEIGHT_SHARDED = "HEIGHT_SHARDED"
+    WIDTH_SHARDED = "WIDTH_SHARDED"
+    BLOCK_SHARDED = "BLOCK_SHARDED"
+    ND_SHARDED = "ND_SHARDED"
 
 
 bfloat16 = DataType.BFLOAT16
@@ -67,8 +59,6 @@ float32 = DataType.FLOAT32
 bfloat8_b = DataType.BFLOAT8_B
 TILE_LAYOUT = Layout.TILE
 ROW_MAJOR_LAYOUT = Layout.ROW_MAJOR
-DRAM_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.DRAM)
-L1_MEMORY_CONFIG = MemoryConfig(TensorMemoryLayout.INTERLEAVED, BufferType.L1)
 
 
 def dtype_of(value: object) -> DataType | None:

@@ -46,6 +46,23 @@
 
 #define TTL_SEM_MAX 1024
 
+// L1-sharded tensor descriptors (docs/runtime.md, "L1-sharded tensors"). The
+// runtime arg of a sharded tensor is the address of its descriptor in this area
+// of the node register page instead of a DRAM base; the launch writes the same
+// descriptors on every node. Pages are numbered row-major over the tensor's 2-D
+// page grid (outer dimensions folded into rows); shard k (row-major over the
+// shard grid) lives on node CORES[k] at L1_BASE, its pages row-major.
+#define TTL_SHARD_DESC_OFFSET 0x3000u
+#define TTL_SHARD_DESC_SIZE 0x1000u
+#define TTL_SHARD_L1_BASE 0      // L1 address of every node's shard
+#define TTL_SHARD_WIDTH_PAGES 1  // pages per row of the tensor
+#define TTL_SHARD_ROWS 2         // pages per shard, down
+#define TTL_SHARD_COLS 3         // pages per shard, across
+#define TTL_SHARD_GRID_COLS 4    // shards per row of the shard grid
+#define TTL_SHARD_COUNT 5        // shards (the words after the header)
+#define TTL_SHARD_HEADER_WORDS 8
+// Then one word per shard: its node, x | y << 8.
+
 #define TTL_HART_ARGS_BASE 0xF0010000u
 #define TTL_ARGS_OFFSET 0x0000u
 #define TTL_COMMON_ARGS_OFFSET 0x1000u
@@ -114,6 +131,9 @@
 #define TTL_NOC_SEM_INC 4
 // In a multicast request's extra word (num_dests): the sender is a destination too.
 #define TTL_NOC_MCAST_LOOPBACK 0x80000000u
+// In a read/write request's extra word: a tensor page in a node's L1 (the profile
+// counts these as local or remote L1 copies, the others as DRAM or node traffic).
+#define TTL_NOC_SHARD_PAGE 1u
 
 // Wait kinds. Mailbox: [0] a, [1] b, [2] kind, [3] call site; then call __ttl_yield.
 #define TTL_WAIT_RESERVE_BACK 1
@@ -131,6 +151,7 @@
 #define TTL_ERR_DFB_POP_UNDERFLOW 7
 #define TTL_ERR_SLICE_BOUNDS 8  // A: offset, B: size << 16 | extent, C: what (C string)
 #define TTL_ERR_DIVISION_BY_ZERO 9  // A: the dividend
+#define TTL_ERR_SHARD_PAGE 10  // A: page, B: pages of the sharded tensor
 
 // NOC address: low 32 bits = address on the target. High 32 bits: for nodes
 // x0 | y0 << 8 | x1 << 16 | y1 << 24 (a unicast has x1 == x0, y1 == y0); for

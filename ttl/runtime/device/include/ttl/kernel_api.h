@@ -67,7 +67,9 @@ void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
 void noc_async_read_barrier();
 void noc_async_write_barrier();
 
-// Interleaved DRAM tensor: page i lives in bank (i % num_banks).
+// A tensor's pages. Interleaved DRAM tensor (the arg is its bank base address): page i
+// lives in bank (i % num_banks). L1-sharded tensor (the arg is the address of its
+// descriptor, device_map.h): page i lives in the L1 of the node owning its shard.
 class TensorAccessor {
  public:
   TensorAccessor(uint32_t bank_base_address, uint32_t page_size)

@@ -136,6 +136,33 @@ TTL_INLINE uint64_t dram_noc_addr(uint32_t base, uint32_t page_size, uint32_t pa
   return static_cast<uint64_t>(TTL_NOC_DRAM_FLAG | (page_id % banks)) << 32 | addr;
 }
 
+// A tensor's runtime arg is a DRAM base (interleaved) or, for an L1-sharded
+// tensor, the address of its descriptor in the node register page.
+TTL_INLINE bool is_sharded(uint32_t base) { return base >= TTL_NODE_REGS_BASE; }
+
+// NOC address of page `page_id` of an L1-sharded tensor: its shard's node and the
+// page's place in that node's shard (device_map.h describes the descriptor).
+TTL_INLINE uint64_t shard_noc_addr(uint32_t desc, uint32_t page_size, uint32_t page_id,
+                                   uint32_t offset, uint32_t site) {
+  volatile uint32_t* d = word(desc);
+  uint32_t width = d[TTL_SHARD_WIDTH_PAGES], rows = d[TTL_SHARD_ROWS], cols = d[TTL_SHARD_COLS];
+  uint32_t row = page_id / width, col = page_id % width;
+  uint32_t shard = (row / rows) * d[TTL_SHARD_GRID_COLS] + col / cols;
+  if (shard >= d[TTL_SHARD_COUNT]) {
+    fail(TTL_ERR_SHARD_PAGE, page_id, d[TTL_SHARD_COUNT] * rows * cols, site);
+  }
+  uint32_t core = d[TTL_SHARD_HEADER_WORDS + shard];
+  uint32_t x = core & 0xff, y = core >> 8 & 0xff;
+  uint32_t addr = d[TTL_SHARD_L1_BASE] + ((row % rows) * cols + col % cols) * page_size + offset;
+  return node_noc_addr(x, y, x, y, addr);
+}
+
+TTL_INLINE uint64_t tensor_noc_addr(uint32_t base, uint32_t page_size, uint32_t page_id,
+                                    uint32_t offset, uint32_t site) {
+  if (is_sharded(base)) return shard_noc_addr(base, page_size, page_id, offset, site);
+  return dram_noc_addr(base, page_size, page_id, offset);
+}
+
 // Address of tile `tile` of the front (read) or back (write) block of a DFB.
 TTL_INLINE uint32_t front_tile(volatile uint32_t* d, uint32_t tile) {
   return d[TTL_DFB_RD_PTR] + tile * d[TTL_DFB_PAGE_SIZE];
@@ -276,7 +303,7 @@ TTL_IMPL void noc_async_write_barrier() { noc_flush(); }
 
 TTL_IMPL uint64_t accessor_noc_addr(uint32_t base, uint32_t page_size, uint32_t page_id,
                                     uint32_t offset) {
-  return dram_noc_addr(base, page_size, page_id, offset);
+  return tensor_noc_addr(base, page_size, page_id, offset, TTL_CALL_SITE);
 }
 
 TTL_IMPL void division_by_zero(int32_t dividend) {
@@ -290,16 +317,18 @@ TTL_IMPL void slice_error(int32_t index, uint32_t size, uint32_t extent, const c
 
 TTL_IMPL void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
                                   uint32_t dst_local_l1_addr) {
-  uint32_t page = accessor.page_size();
-  uint64_t src = dram_noc_addr(accessor.bank_base_address(), page, page_id, 0);
-  noc(TTL_NOC_READ, src, dst_local_l1_addr, page, 0, TTL_CALL_SITE);
+  uint32_t base = accessor.bank_base_address(), page = accessor.page_size();
+  uint64_t src = tensor_noc_addr(base, page, page_id, 0, TTL_CALL_SITE);
+  noc(TTL_NOC_READ, src, dst_local_l1_addr, page, is_sharded(base) ? TTL_NOC_SHARD_PAGE : 0,
+      TTL_CALL_SITE);
 }
 
 TTL_IMPL void noc_async_write_tile(uint32_t page_id, const TensorAccessor& accessor,
                                    uint32_t src_local_l1_addr) {
-  uint32_t page = accessor.page_size();
-  uint64_t dst = dram_noc_addr(accessor.bank_base_address(), page, page_id, 0);
-  noc(TTL_NOC_WRITE, src_local_l1_addr, dst, page, 0, TTL_CALL_SITE);
+  uint32_t base = accessor.bank_base_address(), page = accessor.page_size();
+  uint64_t dst = tensor_noc_addr(base, page, page_id, 0, TTL_CALL_SITE);
+  noc(TTL_NOC_WRITE, src_local_l1_addr, dst, page, is_sharded(base) ? TTL_NOC_SHARD_PAGE : 0,
+      TTL_CALL_SITE);
 }
 
 TTL_IMPL uint32_t get_semaphore(uint32_t semaphore_id) {

@@ -60,7 +60,7 @@ def timed_run(command: list[str], env: dict[str, str], out: Path) -> tuple[float
 
 def medians(runs: list[tuple[float, float, float]]) -> tuple[float, float, float]:
     """Per-field medians of ``runs``."""
-    wall, rss, calls = (statistics.median(field) for field in zip(*runs))
+    wall, rss, calls = (statistics.median(field) for field in zip(*runs, strict=True))
     return wall, rss, calls
 
 
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument(
         "--tutorials",
         default="",
-        help="comma-separated prefixes of family/stem, e.g. elementwise/step_1,matmul (default all)",
+        help="comma-separated prefixes of family/stem, e.g. elementwise/step_1,matmul (all)",
     )
     parser.add_argument(
         "--sizes",

@@ -35,7 +35,7 @@ STEPS = (
 
 def measure(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
     runs = [run_process(command, env) for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+    return statistics.median(r.seconds for r in runs), statistics.median(r.rss_mib for r in runs)
 
 
 def main() -> None:

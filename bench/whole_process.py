@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 # The one line per tutorial family that sets the problem size, as shipped.
 SIZE_LINES = {
@@ -43,8 +44,18 @@ def sized_copy(tutorial: Path, directory: Path, size: int) -> Path:
     return copy
 
 
-def run_process(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of ``command`` in its own process; exits if it fails.
+class Run(NamedTuple):
+    """What one process cost: wall and CPU (user + system) seconds, peak RSS."""
+
+    seconds: float
+    cpu_seconds: float
+    rss_mib: float
+
+
+def run_process(command: list[str], env: dict[str, str]) -> Run:
+    """The cost of ``command`` in its own process; exits if it fails.
+
+    CPU seconds are steadier than wall seconds on a shared machine: both are kept.
 
     A tutorial checks its own result (``assert torch.allclose``, ``assert pcc > 0.99``),
     so a failed check is a non-zero exit here and fails the benchmark.
@@ -64,4 +75,4 @@ def run_process(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(command)} failed (exit {proc.returncode}):\n{err[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)

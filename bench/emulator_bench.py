@@ -43,7 +43,7 @@ NO_PYTHONPATH = {"PYTHONPATH": ""}
 def ensure_sim(sim: str | None) -> Path:
     """The tt-lang-sim executable: --sim, or one in bench/.sim-venv (created on demand)."""
     if sim:
-        return Path(sim)
+        return Path(sim).absolute()  # used from other working directories
     executable = SIM_VENV / "bin" / "tt-lang-sim"
     if not executable.exists():
         print(f"creating {SIM_VENV} with {' '.join(SIM_REQUIREMENTS)}", file=sys.stderr)

@@ -18,47 +18,24 @@ venv with tt-lang-sim 1.1.6 is made in bench/.sim-venv (emulator_bench.py).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from emulator_bench import NO_PYTHONPATH, ROOT, ensure_sim, tutorial_path
+from whole_process import run_process, sized_copy
 
 STEPS = (
     "step_5_multidevice_shard_m.py",
     "step_6_multidevice_shard_k.py",
     "step_7_multidevice_shard_k_all_reduce.py",
 )
-SHIPPED_SIZE = "M, K, N = 8192, 8192, 8192"
-
-
-def run_once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one run in its own process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        command,
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed (exit {proc.returncode}):\n{err[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024
 
 
 def measure(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
-    runs = [run_once(command, env) for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+    runs = [run_process(command, env) for _ in range(repeat)]
+    return statistics.median(r.seconds for r in runs), statistics.median(r.rss_mib for r in runs)
 
 
 def main() -> None:
@@ -71,14 +48,12 @@ def main() -> None:
     sim = ensure_sim(args.sim)
     tutorials = tutorial_path(sim).parents[1] / "matmul"
     ours_cmd = [sys.executable, "-m", "ttl.host.cli", "run"]
-    size = f"M, K, N = {args.size}, {args.size}, {args.size}"
     print(f"M = K = N = {args.size}, 4 devices, medians of {args.repeat}")
     with tempfile.TemporaryDirectory() as work:
         ours_env = {"TTL_CACHE_DIR": str(Path(work) / "cache"), "PYTHONPATH": str(ROOT)}
         for step in STEPS:
-            program = Path(work) / step
-            program.write_text((tutorials / step).read_text().replace(SHIPPED_SIZE, size))
-            run_once([*ours_cmd, str(program)], ours_env)  # compile: timed runs are warm
+            program = sized_copy(tutorials / step, Path(work), args.size)
+            run_process([*ours_cmd, str(program)], ours_env)  # compile: timed runs are warm
             mine = measure([*ours_cmd, str(program)], ours_env, args.repeat)
             theirs = measure([str(sim), str(program)], NO_PYTHONPATH, args.repeat)
             print(

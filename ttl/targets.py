@@ -13,6 +13,7 @@ operation validated for one fits the other (documented in docs/compiler.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 COMPUTE = "compute"
 DATA_MOVEMENT = "data_movement"
@@ -93,3 +94,35 @@ def get_target(name: str) -> Target:
     except KeyError:
         known = ", ".join(sorted(TARGETS))
         raise KeyError(f"unknown target '{name}' (known targets: {known})") from None
+
+
+def parse_grid(grid: Any) -> tuple[int, ...] | str:
+    """Normalise a grid request: ``"full"``, ``"4x4"``, ``"4,4"``, ``(4, 4)`` or ``4``.
+
+    ``"auto"`` is ``"full"``, as in tt-lang-sim 1.1.6 (both take its default grid).
+    """
+    if isinstance(grid, str):
+        text = grid.strip().lower()
+        if text in ("full", "auto"):
+            return "full"
+        parts = text.replace("x", ",").split(",")
+        try:
+            return tuple(int(p) for p in parts if p.strip())
+        except ValueError:
+            raise ValueError(f"cannot parse grid '{grid}': write e.g. 4x4 or full") from None
+    if isinstance(grid, int):
+        return (grid,)
+    return tuple(grid)
+
+
+def parse_grid_flag(text: str | None) -> tuple[int, ...] | str | None:
+    """The value of a ``--grid`` command-line flag (None when absent).
+
+    Shared by ``ttlc`` and ``ttl run``; the ValueError names the flag.
+    """
+    if text is None:
+        return None
+    try:
+        return parse_grid(text)
+    except ValueError as e:
+        raise ValueError(f"--grid: {e}") from None

@@ -62,6 +62,32 @@ def test_numpy_example_passes(ttl_run):
     assert "ttl profile" not in out  # only with --profile
 
 
+def test_a_warm_run_imports_no_compiler_and_starts_no_subprocess(ttl_run, tmp_path):
+    """With the operation in the cache, a process needs neither xDSL nor `g++ --version`
+    (nor pyelftools, which only error reports use)."""
+    assert ttl_run(NUMPY_EXAMPLE)[0] == 0  # fills the cache if no earlier test did
+    wrapper = _program(
+        tmp_path,
+        "warm.py",
+        f"""\
+        import runpy, subprocess, sys
+
+        def no_subprocess(*args, **kwargs):
+            raise AssertionError(f"a subprocess on a warm run: {{args}}")
+
+        subprocess.run = subprocess.Popen = no_subprocess
+        sys.path.insert(0, {str(EXAMPLES)!r})  # the example's operation module
+        runpy.run_path({str(NUMPY_EXAMPLE)!r}, run_name="__main__")
+        heavy = [m for m in sys.modules if m.split(".")[0] in ("xdsl", "elftools")]
+        heavy += [m for m in sys.modules if m == "ttl.compiler"]
+        print("heavy modules:", heavy)
+        """,
+    )
+    code, out, err = ttl_run(wrapper)
+    assert code == 0, err
+    assert out.strip().endswith("heavy modules: []"), out
+
+
 def test_compiler_options_on_the_command_line(ttl_run, cache_dir):
     """--ttl-* flags anywhere among the program's arguments are ttl's: the program's
     own argparse never sees them, and they select another bundle."""

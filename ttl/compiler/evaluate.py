@@ -32,39 +32,7 @@ from ttl.options import CompilerOptions
 from ttl.semaphore import Semaphore
 from ttl.source import function_def, node_loc
 from ttl.specs import TensorSpec
-from ttl.targets import Target
-
-
-def parse_grid(grid: Any) -> tuple[int, ...] | str:
-    """Normalise a grid request: ``"full"``, ``"4x4"``, ``"4,4"``, ``(4, 4)`` or ``4``.
-
-    ``"auto"`` is ``"full"``, as in tt-lang-sim 1.1.6 (both take its default grid).
-    """
-    if isinstance(grid, str):
-        text = grid.strip().lower()
-        if text in ("full", "auto"):
-            return "full"
-        parts = text.replace("x", ",").split(",")
-        try:
-            return tuple(int(p) for p in parts if p.strip())
-        except ValueError:
-            raise ValueError(f"cannot parse grid '{grid}': write e.g. 4x4 or full") from None
-    if isinstance(grid, int):
-        return (grid,)
-    return tuple(grid)
-
-
-def parse_grid_flag(text: str | None) -> tuple[int, ...] | str | None:
-    """The value of a ``--grid`` command-line flag (None when absent).
-
-    Shared by ``ttlc`` and ``ttl run``; the ValueError names the flag.
-    """
-    if text is None:
-        return None
-    try:
-        return parse_grid(text)
-    except ValueError as e:
-        raise ValueError(f"--grid: {e}") from None
+from ttl.targets import Target, parse_grid
 
 
 def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int]:

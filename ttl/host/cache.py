@@ -52,9 +52,44 @@ def cache_dir() -> Path:
     return Path(xdg) / "ttl" if xdg else Path.home() / ".cache" / "ttl"
 
 
+@functools.cache
 def device_compiler_version() -> str:
-    """The device compiler's path and version line, and the device flags."""
-    return toolchain.compiler_version()
+    """The device compiler's path and version line, and the device flags.
+
+    The version line is remembered in the cache directory per compiler binary
+    (its real path, size and modification time), so a process that finds its
+    bundles in the cache starts no ``--version`` subprocess.
+    """
+    cxx = toolchain.local_toolchain().cxx
+    return toolchain.describe_compiler(cxx, _remembered_version_line(cxx))
+
+
+_VERSIONS_FILE = "compiler-versions.json"  # {"<real path>:<size>:<mtime ns>": version line}
+
+
+def _remembered_version_line(cxx: str) -> str:
+    real = os.path.realpath(cxx)
+    st = os.stat(real)
+    stamp = f"{real}:{st.st_size}:{st.st_mtime_ns}"
+    memo = cache_dir() / _VERSIONS_FILE
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    line = known.get(stamp)
+    if isinstance(line, str):
+        return line
+    line = toolchain.version_line(cxx)
+    known[stamp] = line
+    with contextlib.suppress(OSError):  # an unwritable cache only costs the subprocess
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".versions-", dir=memo.parent)
+        with os.fdopen(fd, "w") as f:
+            json.dump(known, f, sort_keys=True)
+        os.replace(tmp, memo)  # atomic: concurrent processes never read half a file
+    return line
 
 
 @functools.cache

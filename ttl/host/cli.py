@@ -31,10 +31,9 @@ from typing import NoReturn
 
 from absl import app, flags
 
-from ttl.compiler.evaluate import parse_grid_flag
 from ttl.errors import TTLCompileError, exit_status
 from ttl.options import CompilerOptions, OptionsError, help_requested, split_argv
-from ttl.targets import DEFAULT_TARGET, TARGETS
+from ttl.targets import DEFAULT_TARGET, TARGETS, parse_grid_flag
 
 
 def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:

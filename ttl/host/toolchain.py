@@ -58,14 +58,24 @@ def local_toolchain() -> Toolchain:
     )
 
 
+def version_line(cxx: str) -> str:
+    """The first line of ``cxx --version`` (runs the compiler)."""
+    proc = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
+    first = (proc.stdout or proc.stderr).splitlines()[:1]
+    return first[0] if first else "?"
+
+
+def describe_compiler(cxx: str, line: str) -> str:
+    """The compiler's path, its ``--version`` line ``line`` and the device flags."""
+    every_flag = (*flags.COPTS, *flags.LINKOPTS, *flags.LINK_LIBS)
+    return f"{cxx}: {line} {' '.join(every_flag)}"
+
+
 @functools.cache
 def compiler_version() -> str:
     """The compiler's path and first ``--version`` line, and the device flags."""
     cxx = local_toolchain().cxx
-    proc = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
-    first = (proc.stdout or proc.stderr).splitlines()[:1]
-    every_flag = (*flags.COPTS, *flags.LINKOPTS, *flags.LINK_LIBS)
-    return f"{cxx}: {first[0] if first else '?'} {' '.join(every_flag)}"
+    return describe_compiler(cxx, version_line(cxx))
 
 
 def compile_kernel(

@@ -148,7 +148,7 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
         if len(argv) > 1:
             raise FlagError(f"unexpected positional arguments: {' '.join(argv[1:])}")
         specs = _parse_args(fv.arg)
-        from ttl.compiler.evaluate import parse_grid_flag
+        from ttl.targets import parse_grid_flag
 
         grid = parse_grid_flag(fv.grid)
         options = CompilerOptions.from_string(fv.options)

@@ -9,18 +9,24 @@ import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
+from typing import TYPE_CHECKING
 
 from ttl.runtime import memmap
 from ttl.runtime.errors import LaunchError
+
+if TYPE_CHECKING:
+    from elftools.elf.elffile import ELFFile
 
 # Kernel API headers: code inlined from them is reported at the kernel's call site.
 _API_FILES = frozenset({"kernel_api.h", "kernel_api_impl.h"})
 _EXIT_SYMBOL = "__ttl_exit"
 _STOP_SYMBOL = "__ttl_stop"
+
+
+# (pyelftools is imported only to read DWARF or the function symbols, for reports:
+# a launch does without it, and its import costs a warm process tens of ms.)
+class _ElfReadError(ValueError):
+    """The file's ELF header or tables cannot be read."""
 
 
 class _Elf32:
@@ -54,7 +60,7 @@ class _Elf32:
             self._shdrs = [self._SHDR.unpack_from(raw, shoff + i * 40) for i in range(shnum)]
             self._shstr = self._section_data(shstrndx) if shnum else b""
         except (struct.error, ValueError, IndexError) as e:
-            raise ELFError(f"cannot read its header ({e})") from None
+            raise _ElfReadError(f"cannot read its header ({e})") from None
 
     def _section_data(self, index: int) -> bytes:
         offset, size = self._shdrs[index][4], self._shdrs[index][5]
@@ -120,7 +126,7 @@ class ElfImage:
         already computed it (bundles verify every file's hash first)."""
         try:
             elf = _Elf32(raw)
-        except ELFError as e:
+        except _ElfReadError as e:
             raise LaunchError(f"{path} is not an ELF file ({e})") from None
         if elf.machine != _Elf32.EM_RISCV or elf.elfclass != 32 or not elf.little:
             raise LaunchError(
@@ -171,6 +177,8 @@ class ElfImage:
     def _elf(self) -> ELFFile:
         import io
 
+        from elftools.elf.elffile import ELFFile
+
         return ELFFile(io.BytesIO(self._raw))
 
     def _line_table(self) -> tuple[list[int], list[tuple[str, int]]]:
@@ -195,6 +203,8 @@ class ElfImage:
 
     def _symbol_table(self) -> list[tuple[int, int, str]]:
         if self._symbols is None:
+            from elftools.elf.sections import SymbolTableSection
+
             syms = []
             symtab = self._elf().get_section_by_name(".symtab")
             for s in symtab.iter_symbols() if isinstance(symtab, SymbolTableSection) else ():

@@ -213,3 +213,20 @@ def test_unified_operation_on_row_major_tensors(tmp_path):
     y = np.zeros_like(a)
     jit.run_operation(op, ttl.row_major(a), ttl.row_major(y))
     np.testing.assert_array_equal(y, -np.abs(a))
+
+
+WHERE_FILL = ELEMENTWISE.replace(
+    "yv.store(ttl.math.exp(av) + bv * 2.0 - ttl.math.sqrt(ttl.math.abs(bv)))",
+    "yv.store(ttl.math.where(av > ttl.block.fill(0.0, shape=(2, 40)), av, "
+    "ttl.block.fill(-1.0, shape=(2, 40))))\n"
+    "                yv += bv",
+)
+
+
+def test_where_fill_and_in_place_add_on_row_major_blocks(tmp_path):
+    op, _ = _load(tmp_path, WHERE_FILL)
+    rng = np.random.default_rng(2)
+    a, b = (rng.uniform(-1, 1, (6, 40)).astype(np.float32) for _ in range(2))
+    y = np.zeros_like(a)
+    jit.run_operation(op, ttl.row_major(a), ttl.row_major(b), ttl.row_major(y))
+    np.testing.assert_array_equal(y, np.where(a > 0, a, -1.0) + b)

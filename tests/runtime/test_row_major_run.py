@@ -177,8 +177,8 @@ def test_out_of_bounds_row_slice_stops_the_run_in_elements(tmp_path):
     text = str(info.value)
     assert f"at {path.name}:12 (kernels/read.cpp:" in text
     assert (
-        "element slice [27:35] is out of bounds for dimension 0 of row-major tensor 'a' "
-        "(32 elements): indices are in elements, 0 <= index < 32"
+        "element slice at offset 27 is out of bounds: a slice of 8 elements in dimension 0 "
+        "of row-major tensor 'a' (32 elements); indices are in elements"
     ) in text
 
 
@@ -230,3 +230,14 @@ def test_where_fill_and_in_place_add_on_row_major_blocks(tmp_path):
     y = np.zeros_like(a)
     jit.run_operation(op, ttl.row_major(a), ttl.row_major(b), ttl.row_major(y))
     np.testing.assert_array_equal(y, np.where(a > 0, a, -1.0) + b)
+
+
+def test_slice_check_names_extents_beyond_16_bits(tmp_path):
+    op, _ = _load(tmp_path, DYNAMIC.format(index="r * 8 + 69990:r * 8 + 69998"))
+    a = np.ones(70000, np.float32)
+    with pytest.raises(KernelFaultError) as info:
+        jit.run_operation(op, ttl.row_major(a), ttl.row_major(np.zeros(32, np.float32)))
+    assert (
+        "element slice at offset 69998 is out of bounds: a slice of 8 elements in dimension 0 "
+        "of row-major tensor 'a' (70000 elements)"
+    ) in str(info.value)

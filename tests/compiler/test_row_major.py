@@ -124,6 +124,17 @@ BAD = [
         "TILE_LAYOUT",
     ),
     (
+        "accumulator",
+        READ_OK,
+        """acc = ttl.block.fill(0.0, shape=(2, 64))
+with x_dfb.wait() as xv, t_dfb.wait() as tv:
+    acc += xv  # ERROR
+with y_dfb.reserve() as yv:
+    yv.store(acc)""",
+        "accumulator 'acc' (a name updated with +=) holds tiles, but DFB 'x_dfb' is row-major",
+        "o += y",
+    ),
+    (
         "mixed layouts",
         READ_OK,
         COMPUTE_OK.replace("yv.store(xv * 2.0)", "yv.store(xv + tv)  # ERROR"),

@@ -177,8 +177,8 @@ def test_out_of_bounds_row_slice_stops_the_run_in_elements(tmp_path):
     text = str(info.value)
     assert f"at {path.name}:12 (kernels/read.cpp:" in text
     assert (
-        "element slice [27:35] is out of bounds for dimension 0 of row-major tensor 'a' "
-        "(32 elements): indices are in elements, 0 <= index < 32"
+        "element slice at offset 27 is out of bounds: a slice of 8 elements in dimension 0 "
+        "of row-major tensor 'a' (32 elements); indices are in elements"
     ) in text
 
 
@@ -213,3 +213,31 @@ def test_unified_operation_on_row_major_tensors(tmp_path):
     y = np.zeros_like(a)
     jit.run_operation(op, ttl.row_major(a), ttl.row_major(y))
     np.testing.assert_array_equal(y, -np.abs(a))
+
+
+WHERE_FILL = ELEMENTWISE.replace(
+    "yv.store(ttl.math.exp(av) + bv * 2.0 - ttl.math.sqrt(ttl.math.abs(bv)))",
+    "yv.store(ttl.math.where(av > ttl.block.fill(0.0, shape=(2, 40)), av, "
+    "ttl.block.fill(-1.0, shape=(2, 40))))\n"
+    "                yv += bv",
+)
+
+
+def test_where_fill_and_in_place_add_on_row_major_blocks(tmp_path):
+    op, _ = _load(tmp_path, WHERE_FILL)
+    rng = np.random.default_rng(2)
+    a, b = (rng.uniform(-1, 1, (6, 40)).astype(np.float32) for _ in range(2))
+    y = np.zeros_like(a)
+    jit.run_operation(op, ttl.row_major(a), ttl.row_major(b), ttl.row_major(y))
+    np.testing.assert_array_equal(y, np.where(a > 0, a, -1.0) + b)
+
+
+def test_slice_check_names_extents_beyond_16_bits(tmp_path):
+    op, _ = _load(tmp_path, DYNAMIC.format(index="r * 8 + 69990:r * 8 + 69998"))
+    a = np.ones(70000, np.float32)
+    with pytest.raises(KernelFaultError) as info:
+        jit.run_operation(op, ttl.row_major(a), ttl.row_major(np.zeros(32, np.float32)))
+    assert (
+        "element slice at offset 69998 is out of bounds: a slice of 8 elements in dimension 0 "
+        "of row-major tensor 'a' (70000 elements)"
+    ) in str(info.value)

@@ -601,10 +601,14 @@ class Hart:
             size, extent = b >> 16, b & 0xFFFF
             span = f"[{offset}]" if size == 1 else f"[{offset}:{offset + size}]"
             what = self.printer.string(c)
-            unit = "element" if "row-major tensor" in what else "tile"  # the emitter's words
+            if "row-major tensor" in what:  # the emitter's words: `what` has size and extent
+                return (
+                    f"element slice at offset {offset} is out of bounds: {what}; indices "
+                    "are in elements"
+                )
             return (
-                f"{unit} slice {span} is out of bounds for {what} "
-                f"({extent} {unit}s): indices are in {unit}s, 0 <= index < {extent}"
+                f"tile slice {span} is out of bounds for {what} "
+                f"({extent} tiles): indices are in tiles, 0 <= index < {extent}"
             )
         if kind == memmap.ERR_SHARD_PAGE:
             return f"page {a} of an L1-sharded tensor of {b} pages is outside its shards"

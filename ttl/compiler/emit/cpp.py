@@ -556,8 +556,12 @@ class KernelEmitter(SyncEmitMixin):
         for dim, (off, size) in enumerate(zip(sl.offsets, sizes, strict=True)):
             coord = self.val(off)
             if not coord.isdigit() and dim not in sl.proven_dims:  # constants were checked
-                kind = "row-major tensor" if tensor_type.is_row_major else "tensor"
-                what = f"dimension {dim} of {kind} '{tname}'"
+                what = f"dimension {dim} of tensor '{tname}'"
+                if tensor_type.is_row_major:  # element counts may not fit the 16-bit fields
+                    what = (
+                        f"a slice of {size} elements in dimension {dim} of row-major tensor "
+                        f"'{tname}' ({units[dim]} elements)"
+                    )
                 self.line(f'ttl_check_slice({coord}, {size}, {units[dim]}, "{what}");')
             coords.append(coord)
         if tensor_type.is_row_major:

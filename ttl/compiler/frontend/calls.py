@@ -434,7 +434,7 @@ class CallsMixin(MixinBase):
 
     def store_expr(self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST) -> None:
         """Lower ``expr`` and store it into ``h`` (adding to its tiles when ``acc``)."""
-        layout = row_major.expression_layout(h.dfb, expr, self.fail)
+        layout = row_major.expression_layout(h, expr, self.fail)
         lowering = bx.ExprLowering(
             self.emit, self.error, h.dfb.dtype, mixed=h.accumulator, layout=layout
         )

@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from ttl import dsl
 from ttl.compiler.frontend import block_expr as bx
+from ttl.compiler.frontend.values import BlockHandle
 from ttl.specs import ROW_MAJOR, TILE
 
 FailFn = Callable[[str, ast.AST, str], NoReturn]
@@ -87,14 +88,14 @@ def _tile_only(e: bx.Expr) -> list[tuple[str, bx.Expr]]:
     return found
 
 
-def expression_layout(stored: dsl.DataflowBuffer, expr: bx.Expr, fail: FailFn) -> str:
-    """The layout a store of ``expr`` into a block of ``stored`` computes in.
+def expression_layout(stored: BlockHandle, expr: bx.Expr, fail: FailFn) -> str:
+    """The layout a store of ``expr`` into ``stored`` computes in.
 
     Every block of the store has one layout; a row-major store uses element-wise
     operations only. Anything else is a located error naming the operation and DFB.
     """
-    blocks = [stored, *(leaf.block.dfb for leaf in _leaves(expr))]
-    row_major = [b for b in blocks if b.is_row_major]
+    handles = [stored, *(leaf.block for leaf in _leaves(expr))]
+    row_major = [h.dfb for h in handles if h.dfb.is_row_major]
     if not row_major:
         return TILE
     ops = _tile_only(expr)
@@ -111,7 +112,16 @@ def expression_layout(stored: dsl.DataflowBuffer, expr: bx.Expr, fail: FailFn) -
             "layout=ttnn.TILE_LAYOUT), or ttnn.to_layout) for this computation; row-major "
             "blocks take element-wise operators and ttl.math functions",
         )
-    tiled = [b for b in blocks if not b.is_row_major]
+    accumulators = [h for h in handles if h.accumulator]
+    if accumulators:  # compiler-made accumulator blocks hold tiles
+        fail(
+            f"accumulator '{accumulators[0].name}' (a name updated with +=) holds tiles, but "
+            f"DFB '{row_major[0].name}' is row-major: accumulators are not supported on "
+            "row-major blocks",
+            expr.node,
+            "accumulate in a reserved row-major block instead: o.store(x), then o += y",
+        )
+    tiled = [h.dfb for h in handles if not h.dfb.is_row_major]
     if tiled:
         fail(
             f"this expression mixes blocks of row-major DFB '{row_major[0].name}' and tiled "

@@ -60,3 +60,14 @@ def test_skips_fail_only_under_ci(tmp_path, ci):
     else:
         assert proc.returncode == 0, proc.stdout
         assert "1 passed, 3 skipped, 1 xfailed" in last, proc.stdout
+
+
+def test_test_module_names_are_unique():
+    # Test directories are not packages (pytest's default rootdir import mode), so two
+    # modules of the same name in different directories stop the whole run at collection.
+    seen: dict[str, Path] = {}
+    for path in sorted(TESTS.rglob("test_*.py")):
+        if "testdata" in path.parts:
+            continue
+        assert path.name not in seen, f"{path} and {seen[path.name]} share a module name"
+        seen[path.name] = path

@@ -223,3 +223,18 @@ def test_prints_show_the_unpacked_values_of_bfp8_pages_and_blocks(needs_device_c
     computed = [line.removeprefix("[(0,0) compute] ") for line in lines if "compute]" in line]
     assert computed[0] == "y_blk: <Block of y_dfb shape=(1, 1) dtype=bfp8>"
     assert [int(v) for v in computed[2].split()] == [int(v) for v in 2 * c[0, :32]]  # packed
+
+
+def test_an_fp32_dst_packs_the_unrounded_result_into_bfp8(needs_device_cxx, tmp_path):
+    source = (ROOT / "examples" / "ttnn" / "eltwise_add_mul_op.py").read_text()
+    fp32 = "@ttl.operation(grid=(1, 1), fp32_dest_acc_en=True)"
+    path = tmp_path / "add_mul_fp32.py"
+    path.write_text(source.replace("@ttl.operation(grid=(1, 1))", fp32))
+    spec = importlib.util.spec_from_file_location("add_mul_fp32", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b, c = (Bfp8Tensor(_randn(64, 64, seed=s).numpy()) for s in range(3))
+    y = Bfp8Tensor(np.zeros((64, 64)))
+    module.eltwise_add_mul(a, b, c, y)
+    a32, b32, c32 = (t.values.astype(np.float32) for t in (a, b, c))
+    np.testing.assert_array_equal(y.values.astype(np.float32), _q(a32 * b32 + c32))

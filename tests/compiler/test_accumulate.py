@@ -274,3 +274,16 @@ def test_accumulate_errors(compile_error, body, words):
     assert err.loc.line == line, text
     assert "# ERROR" in text  # the source line is shown
     assert err.hint, text
+
+
+def test_a_bfp8_accumulator_is_bf16(compile_source):
+    # Partial sums re-quantized to shared exponents every step would lose what bf16 keeps.
+    specs = {"a": "bfp8[32,128]", "b": "bfp8[128,64]", "y": "bfp8[32,64]"}
+    result = compile_source(_src(MATMUL.format(op="+=")), "op", specs)
+    filecheck(
+        result.ir,
+        """
+        CHECK: ttl.dfb @acc_compute_acc {{.*}}dfb_type = !ttl.dfb<1x2xbf16>
+        """,
+    )
+    assert "!ttl.dfb<1x2x!ttl.bfp8>" in result.ir  # y's DFB

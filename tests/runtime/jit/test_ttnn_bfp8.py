@@ -196,3 +196,45 @@ def test_an_operation_mixing_bfp8_and_float32_blocks_is_a_compile_error(needs_de
     text = info.value.render()
     assert "is bfp8 but the stored block is f32" in text, text
     assert "eltwise_add_mul_op.py" in text and "hint:" in text
+
+
+def test_prints_show_the_unpacked_values_of_bfp8_pages_and_blocks(needs_device_cxx):
+    import io
+
+    import debug_ops
+
+    from ttl.host import jit
+
+    shape = (32 * debug_ops.M_TILES, 32 * debug_ops.N_TILES)
+    # Integers below 128: exact in BFP8_b (7-bit magnitudes), so prints are exact too.
+    c = (np.arange(shape[0] * shape[1]).reshape(shape) % 97).astype(np.float32)
+    a = (np.arange(32 * 64).reshape(32, 64) % 13).astype(np.float32)
+    tensors = [Bfp8Tensor(x) for x in (a, np.ones((64, 64)), c, np.zeros(shape))]
+    out = io.StringIO()
+    jit.configure(prints=out)
+    debug_ops.spec_debugging(*tensors)
+    np.testing.assert_array_equal(tensors[3].values.astype(np.float32), 2 * c)
+    lines = out.getvalue().splitlines()
+    read = [line.removeprefix("[(0,0) matmul_read] ") for line in lines if "matmul_read]" in line]
+    assert read[0] == "c: <Tensor c shape=(32, 64) dtype=bfp8>"
+    width = len(str(int(c[:, :32].max())))
+    first_row = "    " + " ".join(str(int(v)).rjust(width) for v in c[0, :32])
+    assert read[3] == first_row
+    computed = [line.removeprefix("[(0,0) compute] ") for line in lines if "compute]" in line]
+    assert computed[0] == "y_blk: <Block of y_dfb shape=(1, 1) dtype=bfp8>"
+    assert [int(v) for v in computed[2].split()] == [int(v) for v in 2 * c[0, :32]]  # packed
+
+
+def test_an_fp32_dst_packs_the_unrounded_result_into_bfp8(needs_device_cxx, tmp_path):
+    source = (ROOT / "examples" / "ttnn" / "eltwise_add_mul_op.py").read_text()
+    fp32 = "@ttl.operation(grid=(1, 1), fp32_dest_acc_en=True)"
+    path = tmp_path / "add_mul_fp32.py"
+    path.write_text(source.replace("@ttl.operation(grid=(1, 1))", fp32))
+    spec = importlib.util.spec_from_file_location("add_mul_fp32", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b, c = (Bfp8Tensor(_randn(64, 64, seed=s).numpy()) for s in range(3))
+    y = Bfp8Tensor(np.zeros((64, 64)))
+    module.eltwise_add_mul(a, b, c, y)
+    a32, b32, c32 = (t.values.astype(np.float32) for t in (a, b, c))
+    np.testing.assert_array_equal(y.values.astype(np.float32), _q(a32 * b32 + c32))

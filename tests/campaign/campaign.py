@@ -107,6 +107,8 @@ def _device_error(case: Case, path: Path, e: DeviceError) -> Outcome:
 
 def _compare(case: Case, tensors: list) -> Outcome:
     def as_f64(t):
+        if hasattr(t, "shards"):  # a ttnn tensor
+            return t.shards()[0].astype(np.float64)
         if hasattr(t, "float"):  # torch
             return t.float().numpy().astype(np.float64)
         return np.asarray(t).astype(np.float64)

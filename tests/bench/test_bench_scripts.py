@@ -20,6 +20,7 @@ SCRIPTS = [
     "launch_bench.py",
     "mesh_bench.py",
     "pipe_matmul_bench.py",
+    "sharded_bench.py",
     "trace_bench.py",
     "tutorial_bench.py",
 ]

@@ -424,6 +424,20 @@ def _host_cases(base: Base) -> list[Case]:
     ]
 
 
+def _on_first_node(a: np.ndarray) -> Any:
+    """``a`` as a ttnn tensor held whole in the L1 of node (0, 0) (one HEIGHT_SHARDED shard):
+    every other node's copies of it are remote NOC reads."""
+    from ttl.host import ttnn
+    from ttl.host.ttnn.types import dtype_of
+
+    node = ttnn.CoreRangeSet([ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(0, 0))])
+    shard = [int(np.prod(a.shape[:-1])), a.shape[-1]]
+    config = ttnn.MemoryConfig(
+        ttnn.TensorMemoryLayout.HEIGHT_SHARDED, ttnn.BufferType.L1, ttnn.ShardSpec(node, shard)
+    )
+    return ttnn.Tensor(a, dtype_of(a.dtype), ttnn.TILE_LAYOUT, None, config)
+
+
 def _read_only(a: np.ndarray) -> np.ndarray:
     a = a.copy()
     a.flags.writeable = False
@@ -454,6 +468,9 @@ def _controls(base: Base) -> list[Case]:
 
     def pinned(rng):
         return _inputs(base, rng), _pinned(base)
+
+    def l1_sharded(rng):
+        return [_on_first_node(a) for a in _inputs(base, rng)], {}
 
     edits = (
         ("deeper buffers", "block_count=2", "block_count=4"),
@@ -496,6 +513,7 @@ def _controls(base: Base) -> list[Case]:
             ("Fortran-order inputs", fortran),
             ("strided inputs", strided),
             ("torch tensors", torch_tensors),
+            ("L1-sharded ttnn tensors", l1_sharded),
             ("specs pinned", pinned),
         )
     ]

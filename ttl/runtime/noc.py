@@ -17,6 +17,7 @@ from ttl.runtime.dram import DRAM_FIRST_ADDRESS, STRIPE, STRIPE_SHIFT, Dram, Dra
 from ttl.runtime.errors import DeviceFault
 
 _READ, _WRITE, _DRAM = memmap.NOC_READ, memmap.NOC_WRITE, memmap.NOC_DRAM_FLAG
+_SHARD = memmap.NOC_SHARD_PAGE
 _WORDS = memmap.NOC_CMD_WORDS
 _STRIPE_MASK = STRIPE - 1
 
@@ -101,6 +102,8 @@ class Noc:
                             host[at : at + size] = l1[l1_lo : l1_lo + size]
                             written += size
                         continue
+                    if words[i + 6] == _SHARD and self._shard_page(node, reading, words[i : i + 6]):
+                        continue
                 self.bytes_read += read
                 self.bytes_written += written
                 fast_read, fast_written = fast_read + read, fast_written + written
@@ -118,6 +121,39 @@ class Noc:
             traffic.dram_bytes_read += fast_read + read
             traffic.bytes_written += fast_written + written
             traffic.dram_bytes_written += fast_written + written
+
+    def _shard_page(self, node, reading: bool, request) -> bool:
+        """Fast path for an L1-sharded tensor page between ``node``'s L1 and the L1 of the
+        node owning it (one slice copy; only L1 data changes, so no wait can be satisfied
+        and nobody is signalled). False: not a plain in-range copy, for :meth:`execute`."""
+        _, src_lo, src_hi, dst_lo, dst_hi, size = request
+        hi, far_lo, near_lo = (src_hi, src_lo, dst_lo) if reading else (dst_hi, dst_lo, src_lo)
+        if hi >> 16 != hi & 0xFFFF:  # a multicast rectangle
+            return False
+        owner = self.nodes.get((hi & 0xFF, hi >> 8 & 0xFF))
+        if owner is None:
+            return False
+        near, far = node.l1_view, owner.l1_view
+        if near_lo + size > len(near) or far_lo + size > len(far):
+            return False
+        traffic = self.traffic(node)
+        local = owner is node
+        if reading:
+            near[near_lo : near_lo + size] = far[far_lo : far_lo + size]
+            self.bytes_read += size
+            if local:
+                traffic.local_l1_bytes_read += size
+            else:
+                traffic.remote_l1_bytes_read += size
+        else:
+            far[far_lo : far_lo + size] = near[near_lo : near_lo + size]
+            self.bytes_written += size
+            traffic.bytes_written += size
+            if local:
+                traffic.local_l1_bytes_written += size
+            else:
+                traffic.remote_l1_bytes_written += size
+        return True
 
     def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
         """Runs one NOC request issued by ``node``."""

@@ -448,3 +448,13 @@ def test_outer_dimensions_fold_into_the_height_and_padding_counts():
     # a (50, 64) tile tensor is stored as (64, 64): two 32-row shards
     spec = ttnn.ShardSpec(_cores(0, 0, 1, 0), [32, 64], ROW)
     assert _layout(ttnn.MemoryConfig(HEIGHT, L1, spec), shape=(50, 64)).shard_pages == (1, 2)
+
+
+def test_a_core_range_set_of_one_range_and_the_sim_single_strategy_form():
+    r = ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(1, 0))
+    assert ttnn.CoreRangeSet(r) == ttnn.CoreRangeSet([r]) == ttnn.CoreRangeSet({r})
+    spec = ttnn.ShardSpec(ttnn.CoreRangeSet(r), [64, 32])
+    assert spec.orientation is ROW and spec.num_cores() == 2
+    config = ttnn.MemoryConfig(ttnn.ShardingStrategy.WIDTH_SHARDED, shard_spec=spec)
+    assert config.memory_layout is WIDTH and config.buffer_type is L1
+    assert _layout(config, shape=(64, 64)).cores == ((0, 0), (1, 0))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import pytest
-from jit_support import EXAMPLE_OP
+from jit_support import EXAMPLE_OP, ROOT
 
-from ttl.host import cache, jit, toolchain
+from ttl.host import cache, jit, toolchain, ttnn
 from ttl.runtime.profile import Profile
 
 
@@ -36,3 +37,15 @@ def add_mul(needs_device_cxx):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.eltwise_add_mul
+
+
+@pytest.fixture
+def sharded_add(needs_device_cxx, monkeypatch):
+    """examples/ttnn/sharded_add.py, imported with ``ttnn`` bound to the host subset."""
+    monkeypatch.setitem(sys.modules, "ttnn", ttnn)
+    spec = importlib.util.spec_from_file_location(
+        "sharded_add_example", ROOT / "examples" / "ttnn" / "sharded_add.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

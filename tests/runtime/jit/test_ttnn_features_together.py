@@ -3,30 +3,14 @@ and a row-major tensor next to sharded ones in one program."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 import torch
-from jit_support import ROOT
 
 from ttl.errors import TTLCompileError
 from ttl.host import jit, ttnn
 from ttl.runtime.profile import copy_totals
 
 BFP8_TILE, BF16_TILE = 1088, 2048  # bytes per 32x32 tile
-
-
-@pytest.fixture
-def sharded_add(needs_device_cxx, monkeypatch):
-    """examples/ttnn/sharded_add.py, imported with ``ttnn`` bound to the host subset."""
-    monkeypatch.setitem(sys.modules, "ttnn", ttnn)
-    spec = importlib.util.spec_from_file_location(
-        "sharded_add_example", ROOT / "examples" / "ttnn" / "sharded_add.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_bfloat8_b_shards_move_packed_and_add_exactly(sharded_add):

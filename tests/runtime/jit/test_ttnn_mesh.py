@@ -6,27 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from jit_support import assert_located
 
 from ttl.errors import TTLCompileError
 from ttl.host import jit, ttnn
 from ttl.host.ttnn.errors import TtnnError
-
-HERE = __file__
 
 
 @pytest.fixture(autouse=True)
 def _default_device_count(monkeypatch):
     """The documented default (4 devices) whatever the caller's $TTL_NUM_DEVICES."""
     monkeypatch.delenv("TTL_NUM_DEVICES", raising=False)
-
-
-def _located(info: pytest.ExceptionInfo, *fragments: str) -> None:
-    err = info.value
-    text = err.render()
-    assert err.loc is not None and err.loc.filename == HERE, text
-    assert f"{HERE}:{err.loc.line}:{err.loc.col + 1}: error:" in text and err.hint
-    for fragment in fragments:
-        assert fragment in text, text
 
 
 def test_available_devices_default_and_environment(monkeypatch):
@@ -36,7 +26,7 @@ def test_available_devices_default_and_environment(monkeypatch):
     monkeypatch.setenv("TTL_NUM_DEVICES", "two")
     with pytest.raises(TtnnError) as info:
         ttnn.GetNumAvailableDevices()
-    _located(info, "$TTL_NUM_DEVICES='two' is not a positive number", "TTL_NUM_DEVICES=2")
+    assert_located(info, "$TTL_NUM_DEVICES='two' is not a positive number", "TTL_NUM_DEVICES=2")
 
 
 def test_open_mesh_device_larger_than_available_is_an_error(monkeypatch):
@@ -47,17 +37,19 @@ def test_open_mesh_device_larger_than_available_is_an_error(monkeypatch):
     assert not mesh.is_open
     with pytest.raises(TtnnError) as info:
         ttnn.open_mesh_device(ttnn.MeshShape(2, 2))
-    _located(info, "mesh MeshShape(2, 2) needs 4 devices but 2 are available", "open at most 2")
+    assert_located(
+        info, "mesh MeshShape(2, 2) needs 4 devices but 2 are available", "open at most 2"
+    )
     with pytest.raises(TtnnError) as info:
         ttnn.MeshShape(1, 0)
-    _located(info, "ttnn.MeshShape takes two positive integers")
+    assert_located(info, "ttnn.MeshShape takes two positive integers")
 
 
 def test_fabric_config():
     ttnn.set_fabric_config(ttnn.FabricConfig.FABRIC_1D)
     with pytest.raises(TtnnError) as info:
         ttnn.set_fabric_config("1d")
-    _located(info, "takes a ttnn.FabricConfig")
+    assert_located(info, "takes a ttnn.FabricConfig")
 
 
 def _mesh(n: int = 4) -> ttnn.MeshDevice:
@@ -99,27 +91,27 @@ def test_mesh_bad_input():
     mesh = _mesh()
     with pytest.raises(TtnnError) as info:
         ttnn.from_torch(torch.zeros(90, 32), mesh_mapper=ttnn.ShardTensorToMesh(mesh, dim=0))
-    _located(
+    assert_located(
         info,
         "dimension 0 of shape (90, 32) (90) does not divide among the mesh's 4",
         "multiple of 4",
     )
     with pytest.raises(TtnnError) as info:
         ttnn.from_torch(torch.zeros(32, 32), mesh_mapper=ttnn.ShardTensorToMesh(mesh, dim=2))
-    _located(info, "dim=2 is out of range")
+    assert_located(info, "dim=2 is out of range")
     sharded = ttnn.from_torch(
         torch.zeros(128, 32), device=mesh, mesh_mapper=ttnn.ShardTensorToMesh(mesh, dim=0)
     )
     with pytest.raises(TtnnError) as info:
         ttnn.to_torch(sharded)
-    _located(info, "spread over 4 devices", "mesh_composer=ttnn.ConcatMeshToTensor")
+    assert_located(info, "spread over 4 devices", "mesh_composer=ttnn.ConcatMeshToTensor")
     with pytest.raises(TtnnError) as info:
         ttnn.add(sharded, ttnn.zeros((32, 32)))
-    _located(info, "ttnn.add was given a host tensor and a tensor on a 4-device mesh")
+    assert_located(info, "ttnn.add was given a host tensor and a tensor on a 4-device mesh")
     other = _mesh()
     with pytest.raises(TtnnError) as info:
         ttnn.add(sharded, ttnn.zeros((32, 32), device=other))
-    _located(info, "ttnn.add was given tensors on different devices")
+    assert_located(info, "ttnn.add was given tensors on different devices")
 
 
 def test_operation_on_a_mesh_runs_every_device_with_its_shard(add_mul):
@@ -153,11 +145,11 @@ def test_operation_with_tensors_on_different_meshes_is_an_error(add_mul):
     b = ttnn.zeros((32, 32), device=two)
     with pytest.raises(TTLCompileError) as info:
         add_mul(a, a, b, a)
-    _located(info, "tensors 'a'", "and 'c'", "are on different devices")
+    assert_located(info, "tensors 'a'", "and 'c'", "are on different devices")
     host = ttnn.zeros((32, 32))
     with pytest.raises(TTLCompileError) as info:
         add_mul(a, host, a, a)
-    _located(
+    assert_located(
         info,
         "tensors 'a' (2 device(s)) and 'b' (1 device(s))",
         "spread over different numbers of devices",

@@ -4,13 +4,10 @@ node holds which shard, and operations reading and writing shards in the nodes' 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
 import torch
-from jit_support import ROOT
+from jit_support import assert_located
 
 import ttl
 from ttl.errors import TTLCompileError
@@ -19,23 +16,11 @@ from ttl.host.ttnn.errors import MissingTtnnFunctionError, TtnnError
 from ttl.runtime import ShardLayout
 from ttl.runtime.profile import copy_totals
 
-HERE = __file__
 L1 = ttnn.BufferType.L1
 HEIGHT = ttnn.TensorMemoryLayout.HEIGHT_SHARDED
 WIDTH = ttnn.TensorMemoryLayout.WIDTH_SHARDED
 BLOCK = ttnn.TensorMemoryLayout.BLOCK_SHARDED
 ROW, COL = ttnn.ShardOrientation.ROW_MAJOR, ttnn.ShardOrientation.COL_MAJOR
-
-
-def _located(info: pytest.ExceptionInfo, *fragments: str) -> None:
-    """The error points at this test file's line, echoes it and says what to write."""
-    err = info.value
-    text = err.render()
-    assert err.loc is not None and err.loc.filename == HERE, text
-    assert f"{HERE}:{err.loc.line}:{err.loc.col + 1}: error:" in text
-    assert err.hint and "hint:" in text
-    for fragment in fragments:
-        assert fragment in text, text
 
 
 def _cores(x0: int, y0: int, x1: int, y1: int) -> ttnn.CoreRangeSet:
@@ -245,7 +230,7 @@ def test_sharded_tensor_round_trip_and_memory_config_moves():
 def test_bad_memory_configs_are_located_errors(make, fragments):
     with pytest.raises(TtnnError) as info:
         make()
-    _located(info, *fragments)
+    assert_located(info, *fragments)
 
 
 def _sharded(kind, x1, y1, shard, orientation=ROW, shape=(128, 128)):
@@ -313,7 +298,7 @@ def _sharded(kind, x1, y1, shard, orientation=ROW, shape=(128, 128)):
 def test_configs_that_cannot_hold_the_tensor_are_located_errors(make, fragments):
     with pytest.raises(TtnnError) as info:
         make()
-    _located(info, *fragments)
+    assert_located(info, *fragments)
 
 
 def test_nd_sharding_names_are_absent():
@@ -323,16 +308,6 @@ def test_nd_sharding_names_are_absent():
 
 
 # ------------------------------------------------------------------ operations
-@pytest.fixture
-def sharded_add(needs_device_cxx, monkeypatch):
-    """examples/ttnn/sharded_add.py, imported with ``ttnn`` bound to the host subset."""
-    monkeypatch.setitem(sys.modules, "ttnn", ttnn)
-    spec = importlib.util.spec_from_file_location(
-        "sharded_add_example", ROOT / "examples" / "ttnn" / "sharded_add.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run(example, strategy: str, shift: int, out_config=None):
@@ -382,7 +357,9 @@ def test_a_shard_outside_the_operations_grid_is_a_located_error(sharded_add):
     op = sharded_add.make_add((2, 2), 0)
     with pytest.raises(TTLCompileError) as info:
         op(a, a, a)
-    _located(info, "tensor 'a' of operation 'sharded_add' has a shard on node (2, 0)", "2x2 grid")
+    assert_located(
+        info, "tensor 'a' of operation 'sharded_add' has a shard on node (2, 0)", "2x2 grid"
+    )
 
 
 @ttl.operation(grid=(2, 2))

@@ -7,6 +7,7 @@ Schema documented in docs/manifest.md. Builders use only ``kernels[].defines``
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,44 +19,31 @@ from ttl.compiler.analysis.capacity import dfb_bytes
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit.cpp import KernelSource
 from ttl.compiler.emit.row_major import tensor_page_bytes
-from ttl.targets import DATA_FORMATS, get_target, tile_bytes
+from ttl.targets import DATA_FORMATS, get_target
 
 SCHEMA = "ttl.manifest"
 VERSION = 1
 
 
 def _tensor_entry(t: d.TensorOp) -> dict[str, Any]:
+    """A tensor's DRAM layout: one page per tile, or per innermost row when row-major."""
     ty = t.tensor_type
-    shape = list(ty.dims)
-    if ty.is_row_major:  # one page per row of the innermost dimension
-        rows = 1
-        for n in shape[:-1]:
-            rows *= n
-        return {
-            "name": t.sym_name.data,
-            "index": t.index.value.data,
-            "shape": shape,
-            "dtype": ty.dtype,
-            "layout": "row_major",
-            "num_pages": rows,
-            "page_size": tensor_page_bytes(ty),
-            "data_format": DATA_FORMATS[ty.dtype],
-        }
-    tiles = [*shape[:-2], shape[-2] // 32, shape[-1] // 32]
-    pages = 1
-    for n in tiles:
-        pages *= n
-    return {
+    entry: dict[str, Any] = {
         "name": t.sym_name.data,
         "index": t.index.value.data,
-        "shape": shape,
+        "shape": list(ty.dims),
         "dtype": ty.dtype,
-        "layout": "tile",
-        "tile_shape": tiles,
-        "num_pages": pages,
-        "page_size": tile_bytes(ty.dtype),
-        "data_format": DATA_FORMATS[ty.dtype],
+        "layout": ty.layout_name,
     }
+    if ty.is_row_major:
+        pages = ty.dims[:-1]
+    else:
+        pages = ty.tile_dims
+        entry["tile_shape"] = list(pages)
+    entry["num_pages"] = math.prod(pages)
+    entry["page_size"] = tensor_page_bytes(ty)
+    entry["data_format"] = DATA_FORMATS[ty.dtype]
+    return entry
 
 
 def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:

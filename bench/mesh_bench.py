@@ -8,8 +8,9 @@ step_5_multidevice_shard_m.py`, `step_6_multidevice_shard_k.py` and
 each runs from a copy whose size line `M, K, N = 8192, 8192, 8192` reads
 --size (the only change), on the default mesh of both (4 devices, each a full
 grid). Each run is its own process: end-to-end wall time and peak RSS
-(``os.wait4``). Ours runs once first to fill a private JIT cache, so timed runs
-are warm. A run whose own check fails (``assert pcc > 0.99``) fails the bench.
+(``os.wait4``), ours and theirs alternating. Ours runs once first to fill a
+private JIT cache, so timed runs are warm. A run whose own check fails
+(``assert pcc > 0.99``) fails the bench.
 
 Prints medians over --repeat runs and the ratios ours/theirs. Without --sim, a
 venv with tt-lang-sim 1.1.6 is made in bench/.sim-venv (emulator_bench.py).
@@ -24,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from emulator_bench import NO_PYTHONPATH, ROOT, ensure_sim, tutorial_path
-from whole_process import run_process, sized_copy
+from whole_process import Run, run_process, sized_copy
 
 STEPS = (
     "step_5_multidevice_shard_m.py",
@@ -33,8 +34,8 @@ STEPS = (
 )
 
 
-def measure(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
-    runs = [run_process(command, env) for _ in range(repeat)]
+def medians(runs: list[Run]) -> tuple[float, float]:
+    """Median wall seconds and peak RSS MiB of ``runs``."""
     return statistics.median(r.seconds for r in runs), statistics.median(r.rss_mib for r in runs)
 
 
@@ -54,8 +55,11 @@ def main() -> None:
         for step in STEPS:
             program = sized_copy(tutorials / step, Path(work), args.size)
             run_process([*ours_cmd, str(program)], ours_env)  # compile: timed runs are warm
-            mine = measure([*ours_cmd, str(program)], ours_env, args.repeat)
-            theirs = measure([str(sim), str(program)], NO_PYTHONPATH, args.repeat)
+            ours_runs, their_runs = [], []
+            for _ in range(args.repeat):  # alternating: both sides see the same load
+                ours_runs.append(run_process([*ours_cmd, str(program)], ours_env))
+                their_runs.append(run_process([str(sim), str(program)], NO_PYTHONPATH))
+            mine, theirs = medians(ours_runs), medians(their_runs)
             print(
                 f"{step:42} ours {mine[0]:6.2f} s {mine[1]:5.0f} MiB   "
                 f"tt-lang-sim {theirs[0]:6.2f} s {theirs[1]:5.0f} MiB   "

@@ -4,6 +4,7 @@
 tutorial_bench.py once at a tiny size, so that its runs and table cannot rot.)
 """
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -67,3 +68,35 @@ def test_tutorial_bench_runs_one_tutorial_at_a_tiny_size():
     assert fields[1] == "64"
     # wall s x2, wall and CPU ratios, RSS x2 and ratio, call s x2 and ratio: all positive
     assert all(float(f.rstrip("x")) > 0 for f in fields[2:12]), row
+
+
+@pytest.mark.skipif(not SIM.exists(), reason=f"tt-lang-sim is not installed at {SIM}")
+@pytest.mark.skipif(toolchain.find_compiler() is None, reason="no device C++ compiler")
+def test_call_shares_splits_a_tutorials_call_into_parts(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from whole_process import sized_copy
+    finally:
+        sys.path.pop(0)
+    site = next(SIM.parent.parent.glob("lib/python3*/site-packages"))
+    tutorial = site / "ttl/tutorials/elementwise/step_1_single_node_single_tile_block.py"
+    program = sized_copy(tutorial, tmp_path, 64)
+    shares = [sys.executable, "-m", "ttl.host.cli", "run", str(ROOT / "bench" / "call_shares.py")]
+    env = dict(os.environ, TTL_CACHE_DIR=str(tmp_path / "cache"))
+    for warm in (["--warm"], []):
+        proc = subprocess.run(
+            [*shares, *warm, str(program)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env=env,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    parts = {}
+    for line in proc.stdout.splitlines():
+        name, _, figures = line.rpartition("  ")
+        if figures.strip().endswith("%") and name.strip():
+            parts[name.split("   ")[0].strip()] = float(figures.strip().rstrip("%"))
+    assert parts["tile math (coprocessor)"] > 0 and parts["Unicorn running guest code"] > 0
+    assert sum(parts.values()) == pytest.approx(100, abs=0.5)

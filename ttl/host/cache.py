@@ -149,6 +149,7 @@ def cache_key(
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache  # (a metadata lookup scans sys.path: milliseconds per operation call)
 def _ttl_version() -> str:
     from importlib import metadata
 

@@ -252,6 +252,29 @@ def test_cache_key_covers_every_input(needs_device_cxx):
     assert "-march=rv32im" in cache.device_compiler_version()  # flags are part of the key
 
 
+def test_compiler_version_line_is_remembered_per_binary(tmp_path, monkeypatch):
+    """The `--version` line is read once per compiler binary and cache directory;
+    a changed binary (another size or modification time) is asked again."""
+    monkeypatch.setenv("TTL_CACHE_DIR", str(tmp_path / "cache"))
+    log = tmp_path / "runs.log"
+    cxx = tmp_path / "fake-g++"
+
+    def install(version: str) -> None:
+        cxx.write_text(f"#!/bin/sh\necho run >> {log}\necho '{version}'\n")
+        cxx.chmod(0o755)
+
+    install("fake-g++ 1.0")
+    first = cache._remembered_version_line(str(cxx))
+    assert first == "fake-g++ 1.0"
+    assert cache._remembered_version_line(str(cxx)) == first
+    assert log.read_text().count("run") == 1  # the second answer came from the file
+    install("fake-g++ 2.0.1")  # another size: another binary
+    assert cache._remembered_version_line(str(cxx)) == "fake-g++ 2.0.1"
+    assert log.read_text().count("run") == 2
+    memo = json.loads((tmp_path / "cache" / "compiler-versions.json").read_text())
+    assert sorted(memo.values()) == ["fake-g++ 1.0", "fake-g++ 2.0.1"]
+
+
 @pytest.mark.parametrize(
     ("shape", "dtype", "words"),
     [

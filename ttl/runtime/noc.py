@@ -37,6 +37,12 @@ class NodeTraffic:
     remote_l1_bytes_read: int = 0
     remote_l1_bytes_written: int = 0
 
+    def add_shard_bytes(self, local: bool, reading: bool, size: int) -> None:
+        """Counts an L1-sharded tensor page copied from (``reading``) or to the L1 of
+        this node itself (``local``) or of another node."""
+        name = f"{'local' if local else 'remote'}_l1_bytes_{'read' if reading else 'written'}"
+        setattr(self, name, getattr(self, name) + size)
+
 
 class Noc:
     """Moves bytes between nodes' L1 and DRAM banks, and counts traffic."""
@@ -137,22 +143,14 @@ class Noc:
         if near_lo + size > len(near) or far_lo + size > len(far):
             return False
         traffic = self.traffic(node)
-        local = owner is node
         if reading:
             near[near_lo : near_lo + size] = far[far_lo : far_lo + size]
             self.bytes_read += size
-            if local:
-                traffic.local_l1_bytes_read += size
-            else:
-                traffic.remote_l1_bytes_read += size
         else:
             far[far_lo : far_lo + size] = near[near_lo : near_lo + size]
             self.bytes_written += size
             traffic.bytes_written += size
-            if local:
-                traffic.local_l1_bytes_written += size
-            else:
-                traffic.remote_l1_bytes_written += size
+        traffic.add_shard_bytes(owner is node, reading, size)
         return True
 
     def execute(self, node, cmd: int, src: int, dst: int, size: int, extra: int) -> None:
@@ -165,10 +163,7 @@ class Noc:
             if src >> 32 & memmap.NOC_DRAM_FLAG:
                 traffic.dram_bytes_read += size
             elif extra & memmap.NOC_SHARD_PAGE:
-                if self._is_local(node, src):
-                    traffic.local_l1_bytes_read += size
-                else:
-                    traffic.remote_l1_bytes_read += size
+                traffic.add_shard_bytes(self._is_local(node, src), True, size)
         elif cmd == memmap.NOC_WRITE:
             self._store(dst, node.resolve(src & 0xFFFFFFFF, size), "write to")
             self.bytes_written += size
@@ -176,10 +171,7 @@ class Noc:
             if dst >> 32 & memmap.NOC_DRAM_FLAG:
                 traffic.dram_bytes_written += size
             elif extra & memmap.NOC_SHARD_PAGE:
-                if self._is_local(node, dst):
-                    traffic.local_l1_bytes_written += size
-                else:
-                    traffic.remote_l1_bytes_written += size
+                traffic.add_shard_bytes(self._is_local(node, dst), False, size)
         elif cmd == memmap.NOC_WRITE_MCAST:
             loopback = bool(extra & memmap.NOC_MCAST_LOOPBACK)
             reached = self._multicast(

@@ -328,3 +328,35 @@ def test_grid_examples_use_node_and_bounds():
     filecheck(
         mm.sources["read.cpp"], "CHECK: static inline int32_t ttl_floordiv(int32_t a, int32_t b)\n"
     )
+
+
+
+def _after_evaluation() -> int:
+    return 7
+
+
+def test_evaluating_under_cprofile_keeps_the_profiler():
+    # Top-level evaluation installs a profile hook to read the operation's locals; it
+    # must hand back a C profiler (python -m cProfile prog.py), whose object is not
+    # callable: restoring it with sys.setprofile made every later event a TypeError.
+    import cProfile
+    import pstats
+    import sys
+
+    from ttl.compiler.driver import load_operation
+    from ttl.compiler.evaluate import evaluate_operation
+    from ttl.compiler.frontend import unified  # noqa: F401 (imported here, not under the profiler)
+    from ttl.targets import get_target
+
+    path = BY_NAME["eltwise_single_tile"]
+    example = load_example(path)
+    op = load_operation(str(path), example.OPERATION)
+
+    def evaluate_then_call() -> int:
+        evaluate_operation(op, example.SPECS, get_target("wormhole_b0"))
+        assert sys.getprofile() is profiler
+        return _after_evaluation()
+
+    profiler = cProfile.Profile()
+    assert profiler.runcall(evaluate_then_call) == 7
+    assert "_after_evaluation" in {name for (_, _, name) in pstats.Stats(profiler).stats}

@@ -157,9 +157,19 @@ def _run_top_level(op: _TopLevel, args: list[TensorArg], ctx: EvalContext) -> di
             "the top level runs with tensor specs (shape, dtype); check shape arithmetic",
         ) from None
     finally:
-        sys.setprofile(old)
+        _restore_profiler(old)
         _CONTEXT.reset(token)
     return captured
+
+
+def _restore_profiler(old: Any) -> None:
+    """Reinstall the profiler that was active before top-level evaluation: a Python
+    function through ``sys.setprofile``, a C profiler (``cProfile.Profile``, whose object
+    is what ``sys.getprofile`` returns, and which is not callable) through ``enable()``."""
+    if old is not None and not callable(old) and hasattr(old, "enable"):
+        old.enable()
+    else:
+        sys.setprofile(old)
 
 
 def _name_dfbs(dfbs: list[DataflowBuffer], local_vars: dict[str, Any]) -> None:

@@ -330,7 +330,6 @@ def test_grid_examples_use_node_and_bounds():
     )
 
 
-
 def _after_evaluation() -> int:
     return 7
 

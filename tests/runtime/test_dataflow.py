@@ -178,8 +178,8 @@ def test_launch_rejects_bad_configuration(build):
         dev.launch(Program([KernelSpec("k", "/nonexistent.elf", "dm0")]))
 
 
-def test_relaunch_keeps_translated_code_until_the_kernel_changes(build):
-    # Uncounted runs: a relaunch of the same image skips retranslation, another image flushes.
+def test_relaunch_keeps_each_images_engine(build):
+    # One engine (and its translated code) per image, kept across launches of other images.
     dev = Device(grid=(1, 1))
     n = 5
     src, dst = dev.dram.allocate(n, PAGE), dev.dram.allocate(n, PAGE)
@@ -196,13 +196,15 @@ def test_relaunch_keeps_translated_code_until_the_kernel_changes(build):
         ],
         dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
     )
+    engines = []
     for program in (copy, copy, producer, copy):
         dev.dram.write_pages(dst, PAGE, np.zeros((n, PAGE), np.uint8))
         dev.launch(program)
+        engines.append(dev.nodes[0, 0].harts["dm0"].engine)
         if program is copy:
             np.testing.assert_array_equal(_words(dev, dst, n), data[::-1])
-    hart = dev.nodes[0, 0].harts["dm0"]
-    assert hart._translated == (hart.image, False)
+    assert engines[0] is engines[1] is engines[3] is not engines[2]
+    assert len(dev._engines) == 3  # copy, producer, consumer
 
 
 def test_device_reuses_machines_across_launches_with_new_code(build):

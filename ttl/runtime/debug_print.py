@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 import numpy as np
@@ -64,11 +65,11 @@ class HartPrinter:
         self,
         node: Node,
         dram: Dram,
-        local: np.ndarray,
+        read_local: Callable[[int, int], bytes],
         print_area: np.ndarray,
         nodes: dict | None = None,
     ):
-        self.node, self.dram, self.local = node, dram, local
+        self.node, self.dram, self.read_local = node, dram, read_local
         self.nodes = nodes or {node.coord: node}  # where L1-sharded tensor pages live
         # The hart's print buffer (uint32); NumPy arrays are buffers, typeshed disagrees.
         self.words = memoryview(print_area)  # type: ignore[arg-type]
@@ -146,10 +147,9 @@ class HartPrinter:
         """The NUL-terminated string at ``addr`` in the kernel's LOCAL memory (cached)."""
         text = self._strings.get(addr)
         if text is None:
-            off = addr - memmap.LOCAL_BASE
-            if not 0 <= off < self.local.size:
+            if not 0 <= addr - memmap.LOCAL_BASE < memmap.LOCAL_SIZE:
                 raise DeviceFault(f"print of a string at {addr:#x}, outside kernel memory")
-            raw = self.local[off : off + _MAX_STRING].tobytes()
+            raw = self.read_local(addr, _MAX_STRING)
             text = self._strings[addr] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
         return text
 

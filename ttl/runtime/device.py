@@ -13,6 +13,7 @@ from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.dram import DRAM_BANK_BYTES, DRAM_BANKS, Dram
 from ttl.runtime.elfinfo import ElfImage
+from ttl.runtime.engine import Engine
 from ttl.runtime.errors import LaunchError
 from ttl.runtime.hart import Hart
 from ttl.runtime.noc import Noc
@@ -96,6 +97,7 @@ class Device:
         self.dst_tiles = self.target.max_dst_tiles
         self._images: dict[str, ElfImage] = {}
         self._machines: dict[tuple[tuple[int, int], str], Hart] = {}  # reused across launches
+        self._engines: dict[str, Engine] = {}  # image sha256 -> its CPU
         self._staging_buffer = np.empty(0, dtype=np.uint8)
         self.last_report: RunReport | None = None
 
@@ -235,6 +237,8 @@ class Device:
         read0, written0 = self.noc.bytes_read, self.noc.bytes_written
         self.noc.per_node = {}
         harts = self._make_harts(program)
+        for engine in {h.engine for h in harts}:
+            engine.begin_launch(self.profile or self.trace)
         with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
             rounds = run_harts(harts, self.quantum, self.livelock_budget)
         for t in sharded:
@@ -322,6 +326,9 @@ class Device:
                     f"{self.target.name} has {self.slots}"
                 )
             image = self._image(spec.elf)
+            engine = self._engines.get(image.sha256)
+            if engine is None:
+                engine = self._engines[image.sha256] = Engine(image, len(self.nodes))
             coords = list(spec.nodes) if spec.nodes is not None else sorted(self.nodes)
             common = [int(v) for v in spec.common_args]
             for coord in coords:
@@ -358,6 +365,7 @@ class Device:
                 hart.load(
                     spec.name,
                     image,
+                    engine,
                     args,
                     common,
                     self.instruction_budget,

@@ -41,7 +41,7 @@ class _Elf32:
     _PHDR = struct.Struct("<IIIIIIII")  # Elf32_Phdr
     _SHDR = struct.Struct("<IIIIIIIIII")  # Elf32_Shdr
     _SYM = struct.Struct("<IIIBBH")  # Elf32_Sym: name, value, size, info, other, shndx
-    EM_RISCV, PT_LOAD = 243, 1
+    EM_RISCV, PT_LOAD, PF_W = 243, 1, 2
 
     def __init__(self, raw: bytes):
         try:
@@ -66,11 +66,11 @@ class _Elf32:
         offset, size = self._shdrs[index][4], self._shdrs[index][5]
         return self._raw[offset : offset + size]
 
-    def loads(self) -> list[tuple[int, bytes, int]]:
-        """(address, file bytes, memory size) of each non-empty PT_LOAD segment."""
+    def loads(self) -> list[tuple[int, bytes, int, bool]]:
+        """(address, file bytes, memory size, read-only) of each non-empty PT_LOAD segment."""
         return [
-            (vaddr, self._raw[offset : offset + filesz], memsz)
-            for ptype, offset, vaddr, _, filesz, memsz, *_ in self._phdrs
+            (vaddr, self._raw[offset : offset + filesz], memsz, not flags & self.PF_W)
+            for ptype, offset, vaddr, _, filesz, memsz, flags, *_ in self._phdrs
             if ptype == self.PT_LOAD and memsz
         ]
 
@@ -103,6 +103,7 @@ class ElfImage:
     exit_pc: int  # crt0's `jal __ttl_yield` after kernel_main returns
     stop_pc: int  # the emulator's stop address, inside __ttl_yield
     segments: list[tuple[int, bytes, int]]  # (address, file bytes, memory size)
+    read_only: list[bool]  # per segment: not writable (code, shared by harts)
     _raw: bytes = field(repr=False)
     _lines: tuple[list[int], list[tuple[str, int]]] | None = field(default=None, repr=False)
     _symbols: list[tuple[int, int, str]] | None = field(default=None, repr=False)
@@ -133,15 +134,16 @@ class ElfImage:
                 f"{path} is not a 32-bit little-endian RISC-V ELF (machine {elf.machine}, "
                 f"class {elf.elfclass}): build it with the ttl device toolchain (-march=rv32im)"
             )
-        segments = []
+        segments, read_only = [], []
         lo, hi = memmap.LOCAL_BASE, memmap.LOCAL_BASE + memmap.LOCAL_SIZE
-        for start, data, size in elf.loads():
+        for start, data, size, ro in elf.loads():
             if start < lo or start + size > hi:
                 raise LaunchError(
                     f"{path}: segment [{start:#x}, {start + size:#x}) is outside LOCAL memory "
                     f"[{lo:#x}, {hi:#x}): link with ttl/runtime/device/link/kernel.ld"
                 )
             segments.append((start, data, size))
+            read_only.append(ro)
         symbols = elf.symbol_values((_EXIT_SYMBOL, _STOP_SYMBOL))
         for name in (_EXIT_SYMBOL, _STOP_SYMBOL):
             if name not in symbols:
@@ -156,6 +158,7 @@ class ElfImage:
             exit_pc=symbols[_EXIT_SYMBOL],
             stop_pc=symbols[_STOP_SYMBOL],
             segments=segments,
+            read_only=read_only,
             _raw=raw,
         )
 

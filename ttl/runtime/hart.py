@@ -1,14 +1,16 @@
-"""One RISC-V hart: a Unicorn instance running one kernel ELF on one node.
+"""One RISC-V hart: one kernel ELF running on one node, on the device's shared CPU.
 
 Guest memory (see memmap): the node's L1 and register page are host buffers
-mapped with ``mem_map_ptr`` into every hart of the node, so all of them see
-the same bytes; LOCAL, the argument page and the coprocessor queue are
-private. Python runs during emulation only for writes to the MMIO page (queue
-flushes, API errors) and, when profiling, once per translated block executed
-(``UC_HOOK_BLOCK``, to count instructions exactly). Blocking calls leave
-emulation natively: the stop address given to Unicorn is crt0's
-``__ttl_stop``, and ``__ttl_yield`` leaves the resume address in the mailbox,
-so a stop needs no register reads.
+every hart of the node maps, so all of them see the same bytes; LOCAL, the
+argument page and the coprocessor queue are private. The device's
+:class:`~ttl.runtime.engine.Engine` runs every hart on one Unicorn CPU, each
+in its own address space; a hart's code pages are shared with every hart
+running the same image. Python runs during emulation only for writes to the
+MMIO page (queue flushes, API errors) and, when profiling, once per
+translated block executed (``UC_HOOK_BLOCK``, to count instructions exactly).
+Blocking calls leave emulation natively: the stop address given to Unicorn
+is crt0's ``__ttl_stop``, and ``__ttl_yield`` leaves the resume address in the
+mailbox, so a stop needs no register reads.
 """
 
 from __future__ import annotations
@@ -17,32 +19,15 @@ import enum
 from collections.abc import Callable
 
 import numpy as np
-from unicorn import (
-    UC_ARCH_RISCV,
-    UC_HOOK_BLOCK,
-    UC_HOOK_INTR,
-    UC_HOOK_MEM_INVALID,
-    UC_HOOK_MEM_WRITE,
-    UC_MEM_FETCH_PROT,
-    UC_MEM_FETCH_UNMAPPED,
-    UC_MEM_READ_PROT,
-    UC_MEM_READ_UNMAPPED,
-    UC_MEM_WRITE_PROT,
-    UC_MEM_WRITE_UNMAPPED,
-    UC_MODE_RISCV32,
-    UC_PROT_ALL,
-    UC_PROT_READ,
-    UC_PROT_WRITE,
-    Uc,
-    UcError,
-)
-from unicorn.riscv_const import UC_RISCV_REG_PC
+from unicorn import Uc, UcError
+from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
 from unicorn.unicorn_const import UC_ERR_INSN_INVALID
 
-from ttl.runtime import memmap, unicorn_raw
+from ttl.runtime import memmap
 from ttl.runtime.coprocessor import Coprocessor, DstMode
 from ttl.runtime.debug_print import HartPrinter, PrintSink
 from ttl.runtime.elfinfo import ElfImage
+from ttl.runtime.engine import Engine, HartSpace
 from ttl.runtime.errors import (
     DeviceFault,
     KernelContext,
@@ -55,13 +40,15 @@ from ttl.runtime.timeline import NocTransfer, transfer
 from ttl.runtime.waits import Wait, predicate
 from ttl.runtime.watchdog import watchdog
 
+# Page faults: (cause, whether the page is mapped) -> what the access was.
+_FETCH_FAULT, _LOAD_FAULT, _STORE_FAULT = 12, 13, 15
 _ACCESS = {
-    UC_MEM_READ_UNMAPPED: "read from unmapped",
-    UC_MEM_WRITE_UNMAPPED: "write to unmapped",
-    UC_MEM_FETCH_UNMAPPED: "instruction fetch from unmapped",
-    UC_MEM_READ_PROT: "read from protected",
-    UC_MEM_WRITE_PROT: "write to protected",
-    UC_MEM_FETCH_PROT: "instruction fetch from non-executable",
+    (_LOAD_FAULT, False): "read from unmapped",
+    (_STORE_FAULT, False): "write to unmapped",
+    (_FETCH_FAULT, False): "instruction fetch from unmapped",
+    (_LOAD_FAULT, True): "read from protected",
+    (_STORE_FAULT, True): "write to protected",
+    (_FETCH_FAULT, True): "instruction fetch from non-executable",
 }
 
 # RISC-V exception causes delivered through UC_HOOK_INTR.
@@ -80,9 +67,6 @@ _TRAPS = {
 
 
 _MB_RESUME = memmap.MB_RESUME
-# Stores here can satisfy a wait: the DFB table and the semaphores (inclusive end).
-_SYNC_BEGIN = memmap.NODE_REGS_BASE + memmap.DFB_TABLE_OFFSET
-_SYNC_END = memmap.NODE_REGS_BASE + memmap.SEM_OFFSET + 4 * memmap.SEM_MAX - 1
 assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (
     0,
     1,
@@ -90,7 +74,6 @@ assert (memmap.MB_A, memmap.MB_B, memmap.MB_KIND, memmap.MB_SITE) == (
     3,
 )  # run() unpacks them
 
-TCG_BUFFER_BYTES = 1 << 20
 # Instructions per run once a hart is counted (see run()).
 COUNTED_QUANTUM = 200_000
 
@@ -105,17 +88,12 @@ class Hart:
     """A kernel running on one processor slot of one node."""
 
     def __init__(self, node, slot: str, noc, dst_tiles: int):
-        """Builds the machine: a Unicorn CPU with the node's memory mapped in.
-
-        Machines are reused across launches (:meth:`load` installs a kernel):
-        creating a Unicorn instance costs about a millisecond."""
+        """Builds the hart's memory. Harts are reused across launches (:meth:`load`
+        installs a kernel and the engine of its image)."""
         self.node, self.slot, self.noc = node, slot, noc
         self.cop = Coprocessor(node.l1, dst_tiles)
         self.local = memmap.page_aligned_buffer(memmap.LOCAL_SIZE)
         self._local_dirty = False  # a kernel ran in LOCAL since it was zeroed
-        # (image, profiling) the translated code is for; counted runs since the last flush
-        self._translated: tuple[ElfImage, bool] | None = None
-        self._counted_runs = False
         self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
         a32 = self.args32 = self.args.view(np.uint32)
         self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
@@ -130,7 +108,7 @@ class Hart:
         self._cop_words = memoryview(self.queue32)
         pq = memmap.PRINT_OFFSET // 4
         self.printer = HartPrinter(
-            node, noc.dram, self.local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.nodes
+            node, noc.dram, self.read_local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.nodes
         )
         self.zones = HartZones()
         # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).
@@ -139,43 +117,26 @@ class Hart:
         self.transfers: list[NocTransfer] = []  # tracing: the NOC requests it issued
         self._drained_at = 0  # tracing: the clock at its last NOC queue drain
 
-        uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
-        # Kernels are small; the 1 GiB default code cache would reserve 1 GiB
-        # of address space per hart (192 harts on a full Wormhole grid). 1 MiB
-        # (QEMU's minimum) also never gets a transparent huge page, which the
-        # kernel must zero (and, on a busy machine, find) on the first
-        # translation. Code that outgrows it is flushed and retranslated.
-        # (ignore: unicorn/unicorn.py picks its Python 2 or 3 module with a
-        # version check mypy does not evaluate, and the Python 2 Uc lacks this.)
-        uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)  # type: ignore[attr-defined]
-        rw = UC_PROT_READ | UC_PROT_WRITE
-        guard = memmap.STACK_GUARD - memmap.LOCAL_BASE  # offset of the unmapped page
-        for base, buf, prot in (
-            (memmap.L1_BASE, node.l1, UC_PROT_ALL),
-            (memmap.LOCAL_BASE, self.local[:guard], UC_PROT_ALL),
-            (memmap.STACK_GUARD + 0x1000, self.local[guard + 0x1000 :], rw),
-            (memmap.NODE_REGS_BASE, node.regs, rw),
-            (memmap.HART_ARGS_BASE, self.args, rw),
-            (memmap.COP_QUEUE_BASE, self.queue, rw),
-        ):
-            uc.mem_map_ptr(base, buf.size, prot, buf.ctypes.data)
-        self._start = unicorn_raw.starter(uc)
-        # (the ctypes callback must live as long as the engine)
-        self._mmio_callback = unicorn_raw.map_write_only(
-            uc, memmap.MMIO_BASE, memmap.MMIO_SIZE, self._mmio_write
-        )
-        uc.hook_add(UC_HOOK_MEM_INVALID, self._on_invalid)
-        uc.hook_add(UC_HOOK_INTR, self._on_interrupt)
+        # The engine of the loaded image and the hart's address space on it, per engine.
+        self.engine: Engine
+        self.space: HartSpace
+        self._spaces: dict[Engine, HartSpace] = {}
+        self.image: ElfImage  # set by load()
         self._watchdog = watchdog()
-        self._block_hook = self._sync_hook = None  # profiling hooks (UC_HOOK_BLOCK, MEM_WRITE)
         self.profiling = False
         self.kernel = "-"
         self.state = HartState.DONE
+
+    @property
+    def uc(self) -> Uc:
+        """The device's CPU (running this hart while :meth:`run` runs)."""
+        return self.engine.uc
 
     def load(
         self,
         kernel: str,
         image: ElfImage,
+        engine: Engine,
         args: list[int],
         common_args: list[int],
         budget: int,
@@ -186,16 +147,18 @@ class Hart:
         trace: bool = False,
     ) -> None:
         """Installs ``kernel`` for a launch: fresh LOCAL memory, arguments, queues, DST.
+        ``engine`` runs ``image`` (an image of the same bytes may name other sources).
 
         With ``profile`` the hart counts the instructions it executes exactly
         (:attr:`instructions`) and, per wait, the cycles it waited (:attr:`waited`,
         see :attr:`clock`). ``prints`` receives the kernel's print lines (default:
         standard output); ``trace`` (with ``profile``) records every wait's span.
         """
-        # Translated code stays valid for a relaunch of the same image with the same
-        # hooks, unless counted runs compiled Unicorn's counting hook into it.
-        stale = self._translated != (image, profile) or self._counted_runs
-        self._set_profiling(profile)
+        self.profiling = profile
+        space = self._spaces.get(engine)
+        if space is None:
+            space = self._spaces[engine] = engine.attach(self)
+        self.engine, self.space = engine, space
         self.kernel, self.image = kernel, image
         self._stop_pc, self._done_pc = image.stop_pc, image.exit_pc + 4
         self.budget, self.yield_charge = budget, yield_charge
@@ -222,16 +185,12 @@ class Hart:
         self._ready: Callable[[], bool] = None  # type: ignore[assignment]
         self._predicates: dict[tuple[int, int, int], Callable[[], bool]] = {}  # (kind, a, b)
         self.spurious_blocks = 0  # consecutive blocks on already-satisfiable waits
-        self.counted = False  # preempted once: run in counted quanta from now on
         if self._local_dirty:  # a fresh buffer is zero
             memmap.zero(self.local)
         self._local_dirty = True
-        for addr, data, _ in image.segments:
+        for addr, data, _ in engine.private_segments:
             off = addr - memmap.LOCAL_BASE
             self.local[off : off + len(data)] = np.frombuffer(data, dtype=np.uint8)
-        if stale:  # the code changed under translated blocks (ignore: see __init__)
-            self.uc.ctl_flush_tb()  # type: ignore[attr-defined]
-            self._translated, self._counted_runs = (image, profile), False
         self.args[:] = 0
         self.queue32[0] = 0
         a32 = self.args32
@@ -249,23 +208,7 @@ class Hart:
         self.transfers = []
         self._drained_at = 0
         self._error: BaseException | None = None  # also KeyboardInterrupt in a callback
-        self._bad_access: tuple[int, int, int] | None = None
         self._trap: tuple[int, int] | None = None  # (cause, pc)
-
-    def _set_profiling(self, on: bool) -> None:
-        """Adds or removes the profiling hooks (load() retranslates all code afterwards):
-        one per executed block (instruction count) and one per store to a DFB
-        counter or semaphore (when a waiting hart's wait became satisfiable)."""
-        if on and self._block_hook is None:
-            self._block_hook = self.uc.hook_add(UC_HOOK_BLOCK, self._on_block)
-            self._sync_hook = self.uc.hook_add(
-                UC_HOOK_MEM_WRITE, self._on_sync_write, begin=_SYNC_BEGIN, end=_SYNC_END
-            )
-        elif not on and self._block_hook is not None:
-            self.uc.hook_del(self._block_hook)
-            self.uc.hook_del(self._sync_hook)
-            self._block_hook = self._sync_hook = None
-        self.profiling = on
 
     @property
     def clock(self) -> int:
@@ -289,8 +232,9 @@ class Hart:
         """Runs the hart until it blocks, finishes or is preempted.
 
         With ``quantum`` None the run is uncounted (fast) and the watchdog
-        preempts it after a time slice; from then on this hart runs in counted
-        quanta of COUNTED_QUANTUM. With an int, every run is a counted quantum.
+        preempts it after a time slice; from then on every hart of the launch
+        runs in counted quanta of COUNTED_QUANTUM (:meth:`Engine.count_from_now`).
+        With an int, every run is a counted quantum.
         A profiling hart always runs counted quanta (see :meth:`_count_run`).
         Leaves the hart READY, BLOCKED or DONE.
 
@@ -301,17 +245,19 @@ class Hart:
         mb = self._mailbox_words
         mb[_MB_RESUME] = 0
         self.turns += 1
-        count = quantum or (COUNTED_QUANTUM if self.counted or self.profiling else 0)
+        engine = self.engine
+        engine.switch(self)
+        count = quantum or (COUNTED_QUANTUM if engine.counted or self.profiling else 0)
         start = self.instructions
         try:
             if count:
-                self._counted_runs = True
-                self._start(self.pc, self._stop_pc, count)
+                engine.note_counted_run()
+                engine.start(self.pc, self._stop_pc, count)
             else:
                 dog = self._watchdog
-                dog.arm(self.uc)
+                dog.arm(engine.uc)
                 try:
-                    self._start(self.pc, self._stop_pc, 0)
+                    engine.start(self.pc, self._stop_pc, 0)
                 finally:
                     dog.disarm()
         except UcError as e:
@@ -360,6 +306,8 @@ class Hart:
             return self._error
         assert self._trap is not None  # run() calls this after an error or a trap
         cause, pc = self._trap
+        if cause in (_FETCH_FAULT, _LOAD_FAULT, _STORE_FAULT):
+            return self._page_fault(cause, pc)
         if cause == 2:
             pc = self._illegal_pc(pc)
         return self._fault(f"trap: {_TRAPS.get(cause, f'exception {cause}')}", pc)
@@ -379,11 +327,8 @@ class Hart:
         if count and not self.profiling:
             self.budget_used += count
         elif not count:
-            self.counted = True
             self.budget_used += COUNTED_QUANTUM
-            # Unicorn adds its counting hook on the next counted start, but
-            # blocks translated before that carry no hook call: retranslate.
-            self.uc.ctl_flush_tb()  # type: ignore[attr-defined]  # (see __init__)
+            self.engine.count_from_now()
 
     @property
     def wait(self) -> Wait | None:
@@ -468,7 +413,7 @@ class Hart:
         return _by_wait(self.waited)
 
     # ------------------------------------------------------------ callbacks
-    def _mmio_write(self, offset: int, size: int, value: int) -> None:
+    def on_mmio_write(self, offset: int, size: int, value: int) -> None:
         """A doorbell rang (called from emulation; must not raise, see unicorn_raw)."""
         try:
             if offset == memmap.MMIO_NOC_FLUSH:
@@ -508,21 +453,21 @@ class Hart:
         else:
             self.zones.end(name, cycle, instructions)
 
-    def _on_invalid(self, uc, access, address, size, value, user_data):
-        self._bad_access = (access, address, size)
-        return False
-
-    def _on_block(self, uc, address, size, user_data):
+    def on_block(self, size: int) -> None:
+        """Profiling: the hart entered a translated block of ``size`` bytes."""
         self.instructions += size >> 2  # RV32IM: no compressed instructions
         if self.node.sync_cycle is not None:  # the previous block's stores are visible now
             self.node.wake()
 
-    def _on_sync_write(self, uc, access, address, size, value, user_data):
+    def on_sync_write(self) -> None:
+        """Profiling: the hart stores to a DFB counter or semaphore of its node."""
         # Called before the store lands: the next block (or the run's end) checks waits.
         self.node.sync_cycle = self.clock
 
-    def _on_interrupt(self, uc, intno, user_data):
-        self._trap = (intno, uc.reg_read(UC_RISCV_REG_PC))
+    def on_trap(self, cause: int) -> None:
+        """A CPU exception (RISC-V ``cause``) ended the run."""
+        uc = self.uc
+        self._trap = (cause, uc.reg_read(UC_RISCV_REG_PC))
         uc.emu_stop()
 
     # ---------------------------------------------------------------- errors
@@ -538,27 +483,56 @@ class Hart:
         """Unicorn may report the instruction after an illegal one; find the culprit."""
 
         def plausible(addr: int) -> bool:
-            try:
-                insn = int.from_bytes(self.uc.mem_read(addr, 4), "little")
-            except UcError:
-                return False
-            return insn & 3 == 3 and insn != 0xFFFFFFFF
+            insn = self._code_word(addr)
+            return insn is not None and insn & 3 == 3 and insn != 0xFFFFFFFF
 
         return pc - 4 if plausible(pc) and not plausible(pc - 4) else pc
 
+    def read_local(self, addr: int, size: int) -> bytes:
+        """Up to ``size`` bytes at ``addr`` in LOCAL as the kernel sees them: its code
+        and read-only data are the engine's shared copy, the rest the hart's own."""
+        code, base = self.engine.code, self.engine.code_base
+        if code is not None and 0 <= addr - base < code.size:
+            return code[addr - base : addr - base + size].tobytes()
+        off = addr - memmap.LOCAL_BASE
+        return self.local[max(off, 0) : off + size].tobytes() if off >= 0 else b""
+
+    def _code_word(self, addr: int) -> int | None:
+        """The 32-bit word at guest address ``addr`` in LOCAL or L1, if there is one."""
+        if addr % 4:
+            return None
+        if 0 <= addr - memmap.LOCAL_BASE <= memmap.LOCAL_SIZE - 4:
+            return int.from_bytes(self.read_local(addr, 4), "little")
+        if 0 <= addr - memmap.L1_BASE <= self.node.l1.size - 4:
+            off = addr - memmap.L1_BASE
+            return int(self.node.l1[off : off + 4].view(np.uint32)[0])
+        return None
+
+    def _page_fault(self, cause: int, pc: int) -> KernelError:
+        """The error of a page fault Unicorn reported at ``pc``, the instruction after
+        the faulting one: which access, at which address, and what is mapped."""
+        pc -= 4
+        if cause == _FETCH_FAULT:
+            addr, size = pc, 4
+        else:
+            insn = self._code_word(pc) or 0
+            rs1 = (insn >> 15) & 31
+            imm = insn >> 20 if cause == _LOAD_FAULT else (insn >> 25) << 5 | (insn >> 7) & 31
+            imm -= (imm & 0x800) << 1  # sign-extend 12 bits
+            base = self.uc.reg_read(UC_RISCV_REG_X0 + rs1) if rs1 else 0
+            addr, size = (base + imm) & 0xFFFFFFFF, 1 << ((insn >> 12) & 3)
+        what = _ACCESS[cause, self.engine.mapped(self, addr)]
+        if memmap.STACK_GUARD <= addr < memmap.STACK_GUARD + 0x1000:
+            return self._fault(
+                f"stack overflow: {what} address {addr:#x}, the guard page below the "
+                f"{memmap.STACK_SIZE // 1024} KiB stack (large local arrays or deep "
+                "recursion; put big buffers in L1)",
+                pc,
+            )
+        return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc)
+
     def _uc_fault(self, err: UcError) -> KernelError:
         pc = self.uc.reg_read(UC_RISCV_REG_PC)
-        if self._bad_access is not None:
-            access, addr, size = self._bad_access
-            what = _ACCESS.get(access, "invalid access to")
-            if memmap.STACK_GUARD <= addr < memmap.STACK_GUARD + 0x1000:
-                return self._fault(
-                    f"stack overflow: {what} address {addr:#x}, the guard page below the "
-                    f"{memmap.STACK_SIZE // 1024} KiB stack (large local arrays or deep "
-                    "recursion; put big buffers in L1)",
-                    pc,
-                )
-            return self._fault(f"{what} address {addr:#x} ({size} bytes); {_MAP_HINT}", pc)
         if err.errno == UC_ERR_INSN_INVALID:
             return self._fault("illegal instruction", pc)
         return self._fault(f"CPU fault: {err}", pc)

@@ -25,7 +25,7 @@ class Node:
     ):
         if l1_bytes % 4096:
             raise ValueError(f"L1 size {l1_bytes} is not a multiple of 4 KiB")
-        self.coord = coord
+        self.coord, self.grid = coord, grid
         self.semaphore_names: Sequence[str] = ()  # TT-Lang names by index, for reports
         self.l1 = memmap.page_aligned_buffer(l1_bytes)
         self.l1_view = memoryview(self.l1)  # cheap slice copies (NOC fast path)

@@ -157,7 +157,9 @@ class Coprocessor:
 
     def __init__(self, l1: np.ndarray, dst_tiles: int):
         self.l1 = l1
-        self.dst = np.zeros((dst_tiles, TILE_ELEMS), dtype=np.float32)
+        # Its own pages, so a reset hands them back (most harts never touch DST).
+        self._dst_bytes = memmap.page_aligned_buffer(dst_tiles * TILE_ELEMS * 4)
+        self.dst = self._dst_bytes.view(np.float32).reshape(dst_tiles, TILE_ELEMS)
         self.mode = DstMode(fp32=True, tiles=min(DstMode().tiles, dst_tiles))
         # Registers at or above the high-water mark have not been written since the
         # last reset, so they are still zero: acquire clears only the ones below it.
@@ -196,7 +198,7 @@ class Coprocessor:
 
     def reset(self, mode: DstMode | None = None) -> None:
         """Clears DST and the statistics (a new launch), in DST ``mode`` (default: as is)."""
-        self.dst.fill(0)
+        memmap.zero(self._dst_bytes)
         self.commands = 0
         self.batched = 0
         if mode is not None and mode != self.mode:

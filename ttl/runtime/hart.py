@@ -191,7 +191,7 @@ class Hart:
         for addr, data, _ in engine.private_segments:
             off = addr - memmap.LOCAL_BASE
             self.local[off : off + len(data)] = np.frombuffer(data, dtype=np.uint8)
-        self.args[:] = 0
+        memmap.zero(self.args)  # hands its pages back: few are used
         self.queue32[0] = 0
         a32 = self.args32
         _put_words(a32, memmap.ARGS_OFFSET, args)

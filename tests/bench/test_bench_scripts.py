@@ -20,6 +20,7 @@ SCRIPTS = [
     "emulator_bench.py",
     "launch_bench.py",
     "mesh_bench.py",
+    "noop_launch_bench.py",
     "pipe_matmul_bench.py",
     "sharded_bench.py",
     "trace_bench.py",

@@ -147,6 +147,40 @@ def test_bad_address_fault_names_kernel_address_and_line(build):
     assert f"bad.cc:{_line(BAD_STORE, 'BAD')}" in msg
 
 
+CODE_STORE = (
+    HEAD
+    + """
+void kernel_main() {
+  volatile uint32_t* p = reinterpret_cast<volatile uint32_t*>(&kernel_main);
+  *p = 0;  // CODE
+}
+"""
+)
+
+
+def test_store_into_shared_code_is_a_protection_fault(build):
+    """Code pages are one copy shared by every hart of the image, read and execute only."""
+    with pytest.raises(KernelFaultError) as info:
+        Device(grid=(2, 1)).launch(
+            Program([KernelSpec("patcher", build(CODE_STORE, name="patch"), "dm0")])
+        )
+    msg = str(info.value)
+    assert "write to protected address 0x1000" in msg  # kernel_main's own code
+    assert f"patch.cc:{_line(CODE_STORE, 'CODE')}" in msg
+
+
+def test_harts_of_one_image_share_one_engine_and_its_code(build):
+    dev = Device(grid=(4, 2))
+    idle = build(HEAD + "void kernel_main() {}\n", name="idle")
+    dev.launch(Program([KernelSpec("idle", idle, "dm0"), KernelSpec("idle1", idle, "dm1")]))
+    harts = [h for node in dev.nodes.values() for h in node.harts.values()]
+    assert len(harts) == 16
+    assert len({id(h.engine) for h in harts}) == 1 == len(dev._engines)
+    # LOCAL's first page (code) is one shared page, its last (stack) one per hart.
+    assert len({int(h.space.tables[1024]) for h in harts}) == 1
+    assert len({int(h.space.tables[1024 + 255]) for h in harts}) == 16
+
+
 ILLEGAL = (
     HEAD
     + """

@@ -85,15 +85,21 @@ class Device:
         self.trace = trace
         self.prints = prints
         self.dram = Dram(DRAM_BANKS[target], DRAM_BANK_BYTES[target])
+        self.slots = sorted({s for slots in self.target.slots.values() for s in slots})
+        self.memory = memmap.DeviceMemory(grid[0] * grid[1], len(self.slots), self.target.l1_bytes)
         self.nodes = {
             (x, y): Node(
-                (x, y), grid, self.target.l1_bytes, self.target.dfb_count, self.dram.num_banks
+                (x, y),
+                grid,
+                self.target.l1_bytes,
+                self.target.dfb_count,
+                self.dram.num_banks,
+                self.memory,
             )
             for y in range(grid[1])
             for x in range(grid[0])
         }
         self.noc = Noc(self.nodes, self.dram, grid)
-        self.slots = sorted({s for slots in self.target.slots.values() for s in slots})
         self.dst_tiles = self.target.max_dst_tiles
         self._images: dict[str, ElfImage] = {}
         self._machines: dict[tuple[tuple[int, int], str], Hart] = {}  # reused across launches
@@ -328,7 +334,7 @@ class Device:
             image = self._image(spec.elf)
             engine = self._engines.get(image.sha256)
             if engine is None:
-                engine = self._engines[image.sha256] = Engine(image, len(self.nodes))
+                engine = self._engines[image.sha256] = Engine(image, self.memory)
             coords = list(spec.nodes) if spec.nodes is not None else sorted(self.nodes)
             common = [int(v) for v in spec.common_args]
             for coord in coords:
@@ -360,7 +366,8 @@ class Device:
                 node = self.nodes[coord]
                 hart = self._machines.get((coord, spec.slot))
                 if hart is None:
-                    hart = Hart(node, spec.slot, self.noc, self.dst_tiles)
+                    index = node.index * len(self.slots) + self.slots.index(spec.slot)
+                    hart = Hart(node, spec.slot, index, self.memory, self.noc, self.dst_tiles)
                     self._machines[coord, spec.slot] = hart
                 hart.load(
                     spec.name,

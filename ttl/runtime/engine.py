@@ -101,8 +101,9 @@ class HartSpace:
 class Engine:
     """The CPU of one kernel image: maps buffers, builds hart address spaces, switches harts."""
 
-    def __init__(self, image: ElfImage, nodes: int):
-        """``nodes``: how many nodes the device has (their register pages sit side by side)."""
+    def __init__(self, image: ElfImage, memory: memmap.DeviceMemory):
+        """An engine for ``image`` over the device's ``memory`` (each arena is mapped
+        once, at a physical address of its own)."""
         uc = self.uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
         # Kernels are small; the 1 GiB default code cache would reserve 1 GiB of
         # address space per engine, and 1 MiB (QEMU's minimum) never gets a transparent
@@ -114,9 +115,21 @@ class Engine:
         self.current: Hart | None = None
         self._next_phys = PAGE  # physical page 0 stays unmapped
         self._keep: list[np.ndarray] = []  # buffers mapped for the engine's lifetime
+        rw = UC_PROT_READ | UC_PROT_WRITE
+        self.memory = memory
         # Node register pages side by side, so one profiling hook covers them all.
-        self._regs_phys = self._reserve(nodes * memmap.NODE_REGS_SIZE)
+        self._regs_phys = self._map(memory.regs.buffer, rw)
         self._mmio_phys = self._reserve(memmap.MMIO_SIZE)
+        self._l1_phys = self._map(memory.l1.buffer)
+        self._local_phys = self._map(memory.local.buffer)
+        self._args_phys = self._map(memory.args.buffer, rw)
+        self._queue_phys = self._map(memory.queue.buffer, rw)
+        # Page tables: per hart root, LOCAL and runtime-page tables; per node its L1's.
+        self._hart_tables = memmap.Arena(memory.nodes * memory.slots, 3 * PAGE)
+        self._node_tables = memmap.Arena(memory.nodes, PAGE)
+        self._hart_tables_phys = self._map(self._hart_tables.buffer, rw)
+        self._node_tables_phys = self._map(self._node_tables.buffer, rw)
+        self._nodes: set[int] = set()  # nodes whose L1 table is built
         self._mmio_callback = unicorn_raw.map_write_only(
             uc, self._mmio_phys, memmap.MMIO_SIZE, self._on_mmio_write
         )
@@ -132,7 +145,6 @@ class Engine:
             if self._code[2]
             else list(image.segments)
         )
-        self._nodes: dict[Node, tuple[int, int]] = {}  # -> (L1 page table, register page)
         self._profile_hooks: tuple[int, int] | None = None
         self.counted = False  # runs are counted quanta (see Hart.run)
         self._counted_runs = False  # translated code carries Unicorn's counting hook
@@ -149,12 +161,6 @@ class Engine:
             phys = self._reserve(buffer.size)
         self.uc.mem_map_ptr(phys, -(-buffer.size // PAGE) * PAGE, prot, buffer.ctypes.data)
         return phys
-
-    def _table(self, pages: int = 1) -> tuple[int, np.ndarray]:
-        """Fresh page-table pages: their physical address and entries (uint32)."""
-        buf = memmap.page_aligned_buffer(pages * PAGE)
-        self._keep.append(buf)
-        return self._map(buf, UC_PROT_READ | UC_PROT_WRITE), buf.view(np.uint32)
 
     def _share_code(self, image: ElfImage) -> tuple[int, int, int]:
         """One physical copy of ``image``'s read-only segments (its code), unless a
@@ -176,28 +182,29 @@ class Engine:
         return (lo - memmap.LOCAL_BASE) // PAGE, phys, (hi - lo) // PAGE
 
     # ------------------------------------------------------------ address spaces
-    def _attach_node(self, node: Node) -> tuple[int, int]:
-        """Maps ``node``'s L1 and register page and builds its L1 page table."""
-        x, y = node.coord
-        regs = self._regs_phys + (y * node.grid[0] + x) * memmap.NODE_REGS_SIZE
-        self._map(node.regs, UC_PROT_READ | UC_PROT_WRITE, regs)
-        table, entries = self._table()
-        pages = node.l1.size // PAGE
-        entries[:pages] = _ptes(self._map(node.l1), pages, _RWX)
-        self._nodes[node] = table, regs
-        return table, regs
+    def _node_table(self, node: Node) -> int:
+        """The physical address of ``node``'s L1 page table (built on first use)."""
+        index, memory = node.index, self.memory
+        table = self._node_tables_phys + index * self._node_tables.stride
+        if index not in self._nodes:
+            pages = node.l1.size // PAGE
+            entries = self._node_tables.slot(index).view(np.uint32)
+            entries[:pages] = _ptes(self._l1_phys + index * memory.l1.stride, pages, _RWX)
+            self._nodes.add(index)
+        return table
 
     def attach(self, hart: Hart) -> HartSpace:
         """Builds ``hart``'s address space on this engine, with the image's code."""
-        node = self._nodes.get(hart.node) or self._attach_node(hart.node)
-        l1_table, regs_phys = node
-        local = self._map(hart.local)
-        args = self._map(hart.args, UC_PROT_READ | UC_PROT_WRITE)
-        queue = self._map(hart.queue, UC_PROT_READ | UC_PROT_WRITE)
-        root, tables = self._table(3)
-        tables[_L1_WINDOW] = _pte(l1_table, PTE_V)
+        index, memory = hart.index, self.memory
+        root = self._hart_tables_phys + index * self._hart_tables.stride
+        tables = self._hart_tables.slot(index).view(np.uint32)
+        tables[_L1_WINDOW] = _pte(self._node_table(hart.node), PTE_V)
         tables[_LOCAL_WINDOW] = _pte(root + PAGE, PTE_V)
         tables[_RUNTIME_WINDOW] = _pte(root + 2 * PAGE, PTE_V)
+        local = self._local_phys + index * memory.local.stride
+        regs_phys = self._regs_phys + hart.node.index * memory.regs.stride
+        args = self._args_phys + index * memory.args.stride
+        queue = self._queue_phys + index * memory.queue.stride
         # LOCAL: the image's shared code, the hart's own pages (data, stack) and an
         # unmapped guard page below the stack.
         ptes = tables[1024 : 1024 + _LOCAL_PAGES]

@@ -87,19 +87,22 @@ class HartState(enum.Enum):
 class Hart:
     """A kernel running on one processor slot of one node."""
 
-    def __init__(self, node, slot: str, noc, dst_tiles: int):
-        """Builds the hart's memory. Harts are reused across launches (:meth:`load`
-        installs a kernel and the engine of its image)."""
-        self.node, self.slot, self.noc = node, slot, noc
+    def __init__(
+        self, node, slot: str, index: int, memory: memmap.DeviceMemory, noc, dst_tiles: int
+    ):
+        """The hart in processor ``slot`` of ``node``; its LOCAL, argument page and queue
+        are slot ``index`` of ``memory``'s arenas. Harts are reused across launches
+        (:meth:`load` installs a kernel and the engine of its image)."""
+        self.node, self.slot, self.index, self.noc = node, slot, index, noc
         self.cop = Coprocessor(node.l1, dst_tiles)
-        self.local = memmap.page_aligned_buffer(memmap.LOCAL_SIZE)
+        self.local = memory.local.slot(index)
         self._local_dirty = False  # a kernel ran in LOCAL since it was zeroed
-        self.args = memmap.page_aligned_buffer(memmap.HART_ARGS_SIZE)
+        self.args = memory.args.slot(index)
         a32 = self.args32 = self.args.view(np.uint32)
         self.mailbox = a32[memmap.MAILBOX_OFFSET // 4 : memmap.MAILBOX_OFFSET // 4 + 8]
         noc_q = memmap.NOC_QUEUE_OFFSET // 4
         self.noc_queue32 = a32[noc_q : noc_q + memmap.NOC_QUEUE_SIZE // 4]
-        self.queue = memmap.page_aligned_buffer(memmap.COP_QUEUE_SIZE)
+        self.queue = memory.queue.slot(index)
         self.queue32 = self.queue.view(np.uint32)
         # memoryviews read and write single words as Python ints far cheaper
         # than NumPy scalar indexing (hot: every run reads them).

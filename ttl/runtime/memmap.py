@@ -6,6 +6,8 @@ contract); ``tests/runtime/test_memmap_tiles.py`` checks the two agree.
 
 from __future__ import annotations
 
+import functools
+
 from ttl.runtime.errors import DeviceFault
 
 L1_BASE = 0x00000000
@@ -244,18 +246,77 @@ def page_aligned_buffer(nbytes: int):
 
 
 def zero(buffer) -> None:
-    """Zeroes a :func:`page_aligned_buffer` by returning its whole pages to the OS
-    (``MADV_DONTNEED``: they read as zeros and use no memory until written again),
-    so clearing a mostly untouched 1 MiB buffer costs neither time nor RSS."""
+    """Zeroes a uint8 buffer, returning its whole pages to the OS (``MADV_DONTNEED``:
+    they read as zeros and use no memory until written again), so clearing a
+    mostly untouched buffer costs neither time nor RSS. The buffer must be
+    private anonymous memory (a :func:`page_aligned_buffer`, an :class:`Arena`
+    slot, or NumPy's own); only pages wholly inside it are handed back."""
     import mmap
 
-    pages = buffer.base.obj if isinstance(buffer.base, memoryview) else None
-    size = len(buffer) // mmap.PAGESIZE * mmap.PAGESIZE
-    if isinstance(pages, mmap.mmap) and size:
-        pages.madvise(mmap.MADV_DONTNEED, 0, size)
-        buffer[size:] = 0
-    else:
+    start = buffer.ctypes.data
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    end = (start + buffer.size) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end - first < mmap.PAGESIZE:
         buffer[:] = 0
+        return
+    if _madvise(first, end - first, mmap.MADV_DONTNEED):
+        buffer[:] = 0  # (not expected: the range is mapped memory of ours)
+        return
+    buffer[: first - start] = 0
+    buffer[end - start :] = 0
+
+
+def _madvise(address: int, length: int, advice: int) -> int:
+    return _libc_madvise()(address, length, advice)
+
+
+@functools.cache
+def _libc_madvise():
+    """libc's ``madvise`` (Python's ``mmap.madvise`` needs the ``mmap`` object)."""
+    import ctypes
+
+    fn = ctypes.CDLL(None, use_errno=True).madvise
+    fn.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    fn.restype = ctypes.c_int
+    return fn
+
+
+class Arena:
+    """``count`` page-aligned slots of ``slot_bytes`` in one anonymous mapping.
+
+    The device keeps every node's L1, every hart's LOCAL and so on in one arena
+    each, so an engine maps each arena with one ``mem_map_ptr`` (mapping a
+    region costs more the more regions an engine has). Unused slots cost
+    address space only.
+    """
+
+    def __init__(self, count: int, slot_bytes: int):
+        import mmap
+
+        self.slot_bytes = slot_bytes
+        self.stride = -(-slot_bytes // mmap.PAGESIZE) * mmap.PAGESIZE
+        self.buffer = page_aligned_buffer(count * self.stride)
+
+    def slot(self, index: int):
+        """Slot ``index`` (a uint8 view of ``slot_bytes``)."""
+        return self.buffer[index * self.stride : index * self.stride + self.slot_bytes]
+
+
+class DeviceMemory:
+    """Node and hart memory of a device, one :class:`Arena` per kind of buffer.
+
+    Node ``n`` (``y * grid_x + x``) owns slot ``n`` of ``l1`` and ``regs``; hart
+    ``n * slots + s`` (its node and processor slot) slot ``n * slots + s`` of
+    ``local``, ``args`` and ``queue``.
+    """
+
+    def __init__(self, nodes: int, slots: int, l1_bytes: int):
+        self.nodes, self.slots = nodes, slots
+        self.l1 = Arena(nodes, l1_bytes)
+        self.regs = Arena(nodes, NODE_REGS_SIZE)
+        self.local = Arena(nodes * slots, LOCAL_SIZE)
+        self.args = Arena(nodes * slots, HART_ARGS_SIZE)
+        self.queue = Arena(nodes * slots, COP_QUEUE_SIZE)
 
 
 def take_queue(queue, header_bytes: int, cmd_words: int, capacity: int, what: str) -> list[int]:

@@ -22,15 +22,18 @@ class Node:
         l1_bytes: int,
         dfb_count: int,
         dram_banks: int,
+        memory: memmap.DeviceMemory,
     ):
+        """Node ``coord`` of ``grid``; its L1 and register page are its slots of ``memory``."""
         if l1_bytes % 4096:
             raise ValueError(f"L1 size {l1_bytes} is not a multiple of 4 KiB")
         self.coord, self.grid = coord, grid
+        self.index = coord[1] * grid[0] + coord[0]  # its slot in the device's arenas
         self.semaphore_names: Sequence[str] = ()  # TT-Lang names by index, for reports
-        self.l1 = memmap.page_aligned_buffer(l1_bytes)
+        self.l1 = memory.l1.slot(self.index)
         self.l1_view = memoryview(self.l1)  # cheap slice copies (NOC fast path)
         self._l1_dirty = False  # a launch ran since L1 was zeroed
-        self.regs = memmap.page_aligned_buffer(memmap.NODE_REGS_SIZE)
+        self.regs = memory.regs.slot(self.index)
         self.regs32 = self.regs.view(np.uint32)
         self.dfb_count = dfb_count
         self.dfbs = [DFBState(self.regs32, i) for i in range(dfb_count)]

@@ -13,7 +13,7 @@ import pytest
 
 from ttl.runtime import memmap
 from ttl.runtime.cop_runs import find_runs
-from ttl.runtime.coprocessor import Coprocessor
+from ttl.runtime.coprocessor import Coprocessor, DstMode
 from ttl.runtime.errors import DeviceFault
 from ttl.runtime.tiles import BF16, F32
 
@@ -51,12 +51,14 @@ def _random_state(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return l1, dst
 
 
-def _run_both(cmds, seed=0) -> Coprocessor:
-    """Drains ``cmds`` at once and one per queue on equal states; asserts equal bits."""
+def _run_both(cmds, seed=0, mode: DstMode | None = None) -> Coprocessor:
+    """Drains ``cmds`` at once and one per queue on equal states (in DST ``mode``);
+    asserts equal bits."""
     l1, dst = _random_state(seed)
     cops = []
     for together in (True, False):
         cop = Coprocessor(l1.copy(), dst_tiles=8)
+        cop.reset(mode)
         cop.dst[:] = dst
         with np.errstate(all="ignore"):
             if together:
@@ -128,6 +130,23 @@ _KINDS = {
         for scaled in ("scaled", "unscaled")
     },
     "transpose": [(memmap.COP_TRANSPOSE, _tile(j), BF, 7 - j) for j in range(8)],
+    **{
+        # A 2x3 @ 3x2 block, as the compiler issues it: per output tile its K steps.
+        f"matmul block {name}": [
+            (
+                memmap.COP_MATMUL,
+                _tile(i * 3 + k, fmt),
+                fmt,
+                _tile(6 + k * 2 + j, fmt),
+                fmt,
+                i * 2 + j,
+            )
+            for i in range(2)
+            for j in range(2)
+            for k in range(3)
+        ]
+        for name, fmt in (("bf16", BF), ("f32", FP))
+    },
     "where": [(memmap.COP_WHERE, 4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3) for j in range(2)],
     "mask posinf": [(memmap.COP_MASK, 2 * j, 2 * j + 1, 1) for j in range(4)],
     "compare_zero ge": [(memmap.COP_COMPARE_ZERO, memmap.CMPZ_GE, j) for j in range(8)],
@@ -148,6 +167,32 @@ def test_reduce_run_accumulates_in_command_order():
     ]
     for seed in range(4):
         assert _run_both(cmds, seed).batched == 16
+
+
+@pytest.mark.parametrize("fp32", [True, False], ids=["fp32 DST", "16-bit DST"])
+def test_matmul_group_accumulates_each_register_in_command_order(fp32):
+    """Any tiles and registers: K outer (each register's products interleaved with
+    the others'), repeated tiles, and a register used once; in 16-bit DST mode
+    every step's sum is rounded to bf16, as one command at a time would."""
+    cmds = [
+        (memmap.COP_MATMUL, _tile((5 * k + r) % 12), BF, _tile(12 + (k + 2 * r) % 7), BF, r)
+        for k in range(4)
+        for r in (3, 0, 6)
+    ]
+    cmds.append((memmap.COP_MATMUL, _tile(2), BF, _tile(2), BF, 7))
+    for seed in range(3):
+        cop = _run_both(cmds, seed, DstMode(fp32=fp32, tiles=8))
+        assert cop.batched == len(cmds)
+
+
+def test_block_float_matmuls_run_as_strided_runs():
+    bfp8 = memmap.FMT_BFP8_B
+    cmds = [
+        (memmap.COP_MATMUL, TILES + 1088 * k, bfp8, TILES + 1088 * (4 + k), bfp8, d)
+        for d in range(2)
+        for k in range(3)
+    ]
+    assert _run_both(cmds).batched == len(cmds)
 
 
 def test_repeated_reduce_accumulates_every_command():
@@ -206,6 +251,17 @@ def test_find_runs_splits_on_kind_statics_and_stride():
     ]
     entries = np.array([[*cmd, *[0] * (7 - len(cmd)), i] for i, cmd in enumerate(cmds)])
     assert find_runs(entries) == [(0, 3), (3, 2), (5, 1), (6, 1), (7, 1), (8, 1), (9, 1)]
+
+
+def test_find_runs_groups_adjacent_matmuls_of_one_format_pair():
+    def mm(dst, a=0, fmt=BF):
+        return (memmap.COP_MATMUL, a, fmt, 0, fmt, dst)
+
+    cmds = [mm(0, 0), mm(0, 2048), mm(1, 0), mm(1, 2048), mm(2, 0, FP), (memmap.COP_ACQUIRE,)]
+    cmds += [mm(3), mm(4)]
+    entries = np.array([[*cmd, *[0] * (7 - len(cmd)), i] for i, cmd in enumerate(cmds)])
+    assert find_runs(entries, group=False) == [(0, 2), (2, 2), (4, 1), (5, 1), (6, 1), (7, 1)]
+    assert find_runs(entries) == [(0, 4), (4, 1), (5, 1), (6, 2)]
 
 
 def test_short_queue_replays_its_plan():

@@ -57,7 +57,7 @@ def L1_EACH(fmt: int) -> Field:
 
 _S = STATIC
 # opcode -> its words 1..6 (missing trailing words are static). Opcodes not
-# listed (acquire, matmul, DST mode) always run one by one.
+# listed (acquire, DST mode) always run one by one.
 LAYOUTS: dict[int, tuple[Field, ...]] = {
     memmap.COP_UNPACK: (L1_IN(2), _S, REG_OUT),  # addr, fmt, dst
     memmap.COP_BINARY: (_S, L1_IN(3), _S, L1_IN(5), _S, REG_OUT),  # op, a, fa, b, fb, dst
@@ -68,6 +68,7 @@ LAYOUTS: dict[int, tuple[Field, ...]] = {
     memmap.COP_BCAST: (L1_IN(2), _S, REG_OUT, _S),  # addr, fmt, dst, kind
     memmap.COP_PACK: (REG_IN, L1_OUT(3), _S, _S),  # dst, addr, fmt, l1_acc
     memmap.COP_REDUCE: (L1_EACH(2), _S, L1_IN(4), _S, ACC, _S),  # a, fa, scaler, fs, dst, mode
+    memmap.COP_MATMUL: (L1_EACH(2), _S, L1_EACH(4), _S, ACC),  # a, fa, b, fb, dst
     memmap.COP_TRANSPOSE: (L1_IN(2), _S, REG_OUT),  # addr, fmt, dst
     memmap.COP_WHERE: (REG_IN, REG_IN, REG_IN, REG_OUT),  # cond, true, false, out
     memmap.COP_MASK: (REG_INOUT, REG_IN, _S),  # data, mask, posinf
@@ -89,13 +90,14 @@ for _op, _fields in LAYOUTS.items():
     _STATIC[_op, [i + 1 for i, f in enumerate(_fields) if f is ACC]] = True  # one register
 
 
-def find_runs(entries: np.ndarray) -> list[tuple[int, int]]:
+def find_runs(entries: np.ndarray, group: bool = True) -> list[tuple[int, int]]:
     """``(first command, command count)`` of each run in a drained queue, in order.
 
     Greedy from the left: a command joins the run before it when it has the
     run's opcode and static words and, from the run's third command on, its
     operand words advance by the run's stride. Unbatchable commands are runs
-    of one. ``entries``: the drained commands, (count, 8) words.
+    of one. With ``group``, adjacent matmul runs merge (:func:`_group_matmuls`).
+    ``entries``: the drained commands, (count, 8) words.
     """
     n = len(entries)
     if n < 2:
@@ -115,11 +117,32 @@ def find_runs(entries: np.ndarray) -> list[tuple[int, int]]:
     long = np.flatnonzero(ends - starts >= 3)
     split = long[changes[ends[long] - 2] > changes[starts[long]]]
     runs = list(zip(starts.tolist(), (ends - starts).tolist(), strict=True))
-    if not len(split):
-        return runs
     for k in sorted(split.tolist(), reverse=True):  # from the back: indices stay valid
         runs[k : k + 1] = _split_on_stride(int(starts[k]), int(ends[k]), same_step)
-    return runs
+    return _group_matmuls(entries, runs) if group else runs
+
+
+def _group_matmuls(entries: np.ndarray, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merges adjacent matmul runs with the same operand formats into one *group*.
+
+    A block matmul issues the K steps of each output tile back to back, so its
+    strided runs are K long; the coprocessor executes a whole group (any
+    operands: ``Coprocessor._matmul_group``) in one batched multiplication.
+    """
+    out: list[tuple[int, int]] = []
+    for start, count in runs:
+        if out and entries[start, 0] == memmap.COP_MATMUL:
+            first, n = out[-1]
+            if (
+                first + n == start
+                and entries[first, 0] == memmap.COP_MATMUL
+                and entries[first, 2] == entries[start, 2]
+                and entries[first, 4] == entries[start, 4]
+            ):
+                out[-1] = (first, n + count)
+                continue
+        out.append((start, count))
+    return out
 
 
 _ALL = int.from_bytes(bytes([1] * _WORDS), "little")

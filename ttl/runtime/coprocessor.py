@@ -175,7 +175,6 @@ class Coprocessor:
         # opcode -> resolver of the command's words into a callable (unbatchable ops)
         self._compilers: dict[int, Callable[..., Callable[[], object]]] = {
             memmap.COP_ACQUIRE: self._acquire,
-            memmap.COP_MATMUL: self._matmul,
         }
         # opcode -> resolver of its operands (views of `count` commands, see _resolve)
         self._makers: dict[int, Callable[..., Callable[[], object]]] = {
@@ -188,6 +187,7 @@ class Coprocessor:
             memmap.COP_BCAST: self._bcast,
             memmap.COP_PACK: self._pack,
             memmap.COP_REDUCE: self._reduce,
+            memmap.COP_MATMUL: self._matmul,
             memmap.COP_TRANSPOSE: self._transpose,
             memmap.COP_WHERE: self._where,
             memmap.COP_MASK: self._mask,
@@ -251,7 +251,10 @@ class Coprocessor:
                 if run is None:
                     run = self._compile(cmd)
             else:
-                key = (tuple(words[at : at + 2 * _WORDS]), count)
+                if words[at] == memmap.COP_MATMUL:  # a group: any operands (cop_runs)
+                    key = (tuple(words[at : at + count * _WORDS]), count)
+                else:
+                    key = (tuple(words[at : at + 2 * _WORDS]), count)
                 entry = runs.get(key)
                 if entry is None:
                     entry = self._compile_run(words, start, count, key)
@@ -292,6 +295,14 @@ class Coprocessor:
         """
         at = start * _WORDS
         op, first = words[at], tuple(words[at + 1 : at + _WORDS - 1])
+        if op == memmap.COP_MATMUL:
+            entry = None
+            with suppress(DeviceFault):  # some command is invalid: _compile_each finds it
+                entry = self._matmul_group(words, start, count)
+            if entry is None:
+                entry = (partial(_in_order, self._compile_each(words, start, count)), 0)
+            self._runs[key] = entry
+            return entry
         step = tuple(
             b - a for a, b in zip(first, words[at + _WORDS + 1 : at + 2 * _WORDS - 1], strict=True)
         )
@@ -434,10 +445,6 @@ class Coprocessor:
         shape, strides = (count, tile.size), (step, tile.itemsize)
         return np.ndarray(shape, tile.dtype, self.l1, addr, strides)
 
-    def _rowmajor(self, view: np.ndarray, packed: bool = False) -> np.ndarray:
-        values = bfp8.unpack(view)[0] if packed else view.astype(np.float32)
-        return values[ROWMAJOR_FROM_FACES].reshape(TILE, TILE)
-
     @staticmethod
     def _fn(table: dict, op: int, what: str):
         fn = table.get(op)
@@ -450,17 +457,6 @@ class Coprocessor:
         # DST is zero in every acquire/release section (the hardware packer clears
         # it on release).
         return lambda: self._written.fill(0)
-
-    def _matmul(self, addr_a, fmt_a, addr_b, fmt_b, dst, *_):
-        a, b = self._tile_view(addr_a, fmt_a), self._tile_view(addr_b, fmt_b)
-        reg = self._out(dst)
-        a_packed, b_packed = fmt_a == BFP8.code, fmt_b == BFP8.code
-
-        def matmul():
-            prod = self._rowmajor(a, a_packed) @ self._rowmajor(b, b_packed)
-            reg[:] += prod.reshape(-1)[FACES_FROM_ROWMAJOR]
-
-        return self._finish(matmul, [reg])  # 16-bit DST: each K step's sum rounds
 
     # -------------- batchable ops: operands are (count or 1, 1024) views (see _resolve)
     def _unpack(self, tiles, fmt, dst):
@@ -525,6 +521,94 @@ class Coprocessor:
             tiles[:] = np.add(tiles, regs, dtype=np.float32)
 
         return pack_accumulate
+
+    def _matmul(self, a, fmt_a, b, fmt_b, acc):
+        """matmul_tiles: ``acc`` += a @ b per command. A run (the K steps of one output
+        tile) multiplies all its tile pairs in one batched matmul and then adds the
+        products into the register in command order, rounding each sum to bf16 in
+        16-bit DST mode as the commands one by one would."""
+        fp32 = self.mode.fp32
+        reg = acc[0]
+
+        def run():
+            prods = np.matmul(_rowmajor_tiles(a), _rowmajor_tiles(b))
+            prods = prods.reshape(len(prods), -1)[:, FACES_FROM_ROWMAJOR]
+            if fp32:  # a sequential sum (np.add.reduce would sum pairwise)
+                reg[:] = np.add.accumulate(np.concatenate((acc, prods)), axis=0)[-1]
+                return
+            for prod in prods:
+                np.add(reg, prod, out=reg)
+                _round_to_bf16(reg)
+
+        return run
+
+    def _matmul_group(
+        self, words: list[int], start: int, count: int
+    ) -> tuple[Callable[[], object], int]:
+        """``count`` matmul_tiles commands at ``start`` (same formats, any tiles and
+        registers) as one callable: every product in one batched multiplication,
+        then added into the registers in command order (a register's k-th product
+        in round k), each sum rounded to bf16 in 16-bit DST mode, as the commands
+        one by one would. Block-float operands (decoded per tile) and misaligned
+        tiles take the strided runs instead."""
+        cmds = np.array(words[start * _WORDS : (start + count) * _WORDS]).reshape(count, _WORDS)
+        fmt_a, fmt_b = int(cmds[0, 2]), int(cmds[0, 4])
+        for j in range(count):
+            self._tile_view(int(cmds[j, 1]), fmt_a), self._tile_view(int(cmds[j, 3]), fmt_b)
+            self._out(int(cmds[j, 5]))
+        if BFP8.code in (fmt_a, fmt_b):
+            return self._strided_matmuls(words, start, count)
+        a, b = self._gather(cmds[:, 1], fmt_a), self._gather(cmds[:, 3], fmt_b)
+        if a is None or b is None:
+            return self._strided_matmuls(words, start, count)
+        dsts = cmds[:, 5]
+        rank = np.zeros(count, dtype=np.int64)  # how many earlier commands share the register
+        seen: dict[int, int] = {}
+        for j, d in enumerate(dsts.tolist()):
+            rank[j] = seen.get(d, 0)
+            seen[d] = rank[j] + 1
+        rounds = [
+            (sel, dsts[sel])
+            for sel in (np.flatnonzero(rank == r) for r in range(max(seen.values())))
+        ]
+        dst, fp32 = self.dst, self.mode.fp32
+
+        def run():
+            prods = np.matmul(_rowmajor_tiles(a()), _rowmajor_tiles(b()))
+            prods = prods.reshape(count, -1)[:, FACES_FROM_ROWMAJOR]
+            for sel, regs in rounds:
+                sums = dst[regs] + prods[sel]
+                dst[regs] = sums if fp32 else sums.astype(BF16.dtype)
+
+        return run, count
+
+    def _strided_matmuls(self, words, start, count) -> tuple[Callable[[], object], int]:
+        """The group as its strided runs (``find_runs`` without grouping)."""
+        parts, batched = [], 0
+        entries = np.array(words[start * _WORDS : (start + count) * _WORDS]).reshape(-1, _WORDS)
+        for first, n in find_runs(entries, group=False):
+            at = (start + first) * _WORDS
+            if n == 1:
+                cmd = tuple(words[at : at + _WORDS])
+                parts.append(self._compiled.get(cmd) or self._compile(cmd))
+                continue
+            op, operands = words[at], tuple(words[at + 1 : at + _WORDS - 1])
+            following = words[at + _WORDS + 1 : at + 2 * _WORDS - 1]
+            step = tuple(b - a for a, b in zip(operands, following, strict=True))
+            parts.append(self._resolve(op, operands, step, n))
+            batched += n
+        return partial(_in_order, tuple(parts)), batched
+
+    def _gather(self, addrs: np.ndarray, fmt: int) -> Callable[[], np.ndarray] | None:
+        """A callable reading the tiles at ``addrs`` from L1 as (count, elements)
+        (None if an address is not aligned to the format's elements)."""
+        dtype, nbytes = _FORMATS[fmt]
+        if np.any(addrs % dtype.itemsize):
+            return None
+        elems = nbytes // dtype.itemsize
+        index = (addrs // dtype.itemsize)[:, None] + np.arange(elems)
+        l1 = self.l1.view(dtype)
+        return partial(l1.take, index)
 
     def _reduce(self, tiles, fmt, scaler, s_fmt, acc, mode):
         """reduce_tile: see kernel_api.h. Tiles viewed as (tile, face row, face col, row, col).
@@ -614,6 +698,11 @@ def _block_float(
     if written:
         packs.append(lambda: np.copyto(raw, bfp8.pack(values)))
     return values
+
+
+def _rowmajor_tiles(tiles: np.ndarray) -> np.ndarray:
+    """(count, 1024) face-layout tiles as (count, 32, 32) row-major float32 matrices."""
+    return tiles.astype(np.float32, copy=False)[:, ROWMAJOR_FROM_FACES].reshape(-1, TILE, TILE)
 
 
 def _in_order(runs: tuple[Callable[[], object], ...]) -> None:

@@ -30,7 +30,7 @@ access itself (Unicorn does not expose ``stval``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from unicorn import (
@@ -52,7 +52,6 @@ from ttl.runtime import memmap, unicorn_raw
 from ttl.runtime.elfinfo import ElfImage
 
 if TYPE_CHECKING:
-    from ttl.runtime.hart import Hart
     from ttl.runtime.node import Node
 
 PAGE = 0x1000
@@ -88,6 +87,19 @@ def _pte(phys: int, flags: int) -> int:
 def _ptes(phys: int, pages: int, flags: int) -> np.ndarray:
     """Entries mapping ``pages`` consecutive pages from ``phys`` (uint32)."""
     return (np.arange(pages, dtype=np.uint32) + (phys >> 12) << 10) | flags
+
+
+class Hart(Protocol):
+    """What the engine uses of a hart (ttl.runtime.hart.Hart, which imports this module)."""
+
+    node: Node
+    index: int  # its slot in the device's hart arenas
+    space: HartSpace  # its address space on the engine running it
+
+    def on_mmio_write(self, offset: int, size: int, value: int) -> None: ...
+    def on_trap(self, cause: int) -> None: ...
+    def on_block(self, size: int) -> None: ...
+    def on_sync_write(self) -> None: ...
 
 
 @dataclass

@@ -278,3 +278,22 @@ def test_short_queue_replays_its_plan():
     assert batched.batched == 3 * len(cmds)
     np.testing.assert_array_equal(batched.dst.view(np.uint32), single.dst.view(np.uint32))
     np.testing.assert_array_equal(batched.l1, single.l1)
+
+
+def test_matmul_group_gathers_its_tiles_without_copying_l1():
+    """A group reads its tiles from an L1 of full size with memory for the tiles only."""
+    import tracemalloc
+
+    cop = Coprocessor(np.zeros(1464 * 1024, np.uint8), dst_tiles=8)
+    cmds = [
+        (memmap.COP_MATMUL, 2048 * k, BF, 2048 * (8 + k), BF, d) for d in range(4) for k in range(4)
+    ]
+    cop.drain(_queue(cmds))  # resolves the group
+    tracemalloc.start()
+    try:
+        cop.drain(_queue(cmds))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert cop.batched == 2 * len(cmds)
+    assert peak < 1 << 20  # the 16 + 16 tiles and their products, not the 1.4 MiB L1

@@ -606,9 +606,13 @@ class Coprocessor:
         if np.any(addrs % dtype.itemsize):
             return None
         elems = nbytes // dtype.itemsize
-        index = (addrs // dtype.itemsize)[:, None] + np.arange(elems)
         l1 = self.l1.view(dtype)
-        return partial(l1.take, index)
+        # Every tile-sized window of L1 as a row: gathering rows needs one index per tile.
+        # (Indexing, not np.take: take would copy the whole window view first.)
+        windows = np.lib.stride_tricks.as_strided(
+            l1, (l1.size - elems + 1, elems), (dtype.itemsize, dtype.itemsize), writeable=False
+        )
+        return partial(windows.__getitem__, addrs // dtype.itemsize)
 
     def _reduce(self, tiles, fmt, scaler, s_fmt, acc, mode):
         """reduce_tile: see kernel_api.h. Tiles viewed as (tile, face row, face col, row, col).

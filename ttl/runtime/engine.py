@@ -16,10 +16,12 @@ Sv32 paging:
 - switching harts saves and restores the CPU context (registers, ``satp``)
   and flushes the TLB, about a microsecond.
 
-Why one engine per image and not one per device: Unicorn 2.1.4 looks up
-translated code by virtual address first (QEMU's jump cache, which its TLB
-flush does not clear), so two harts with *different* code at the same virtual
-address must not share an engine; harts of one image run the same code.
+Why one engine per image and not one per device: with one engine for all
+harts, Unicorn 2.1.4 ran one hart's translated code for another hart's
+*different* code at the same virtual address after a switch, TLB flushed
+(seen with code in mappings of 128 KiB or more; QEMU finds translated code
+by virtual address first, in its jump cache). Harts of one image run the
+same code at the same addresses, so whichever translation is found is right.
 
 Hooks are the engine's: the MMIO doorbell page, CPU traps and the profiling
 hooks call the hart that is running (:attr:`Engine.current`). A page fault

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -22,30 +20,6 @@ NUMPY_EXAMPLE = EXAMPLES / "eltwise_add_mul_numpy.py"
 pytestmark = pytest.mark.skipif(
     toolchain.find_compiler() is None, reason=f"{toolchain.flags.default_cxx()} is not installed"
 )
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    """One cache for the module: later tests reuse the example's compiled bundle."""
-    return tmp_path_factory.mktemp("ttl-cache")
-
-
-@pytest.fixture
-def ttl_run(cache_dir, tmp_path):
-    def run(*args, cmd=(sys.executable, "-m", "ttl.host.cli")):
-        env = dict(os.environ, TTL_CACHE_DIR=str(cache_dir))
-        proc = subprocess.run(
-            [*cmd, "run", *map(str, args)],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-            cwd=tmp_path,
-            timeout=300,
-        )
-        return proc.returncode, proc.stdout, proc.stderr
-
-    return run
 
 
 def _program(tmp_path: Path, name: str, text: str) -> Path:

@@ -3,9 +3,6 @@ copies went; a bad shard spec is a located diagnostic at the program's line."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -21,20 +18,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _ttl_run(tmp_path: Path, *args) -> tuple[int, str, str]:
-    env = dict(os.environ, TTL_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "ttl.host.cli", "run", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        cwd=tmp_path,
-        timeout=300,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 def _copies(out: str) -> dict[str, tuple[int, int]]:
     """The profile's tensor-copy table: kind -> (bytes read, bytes written)."""
     rows = {}
@@ -48,17 +31,15 @@ def _copies(out: str) -> dict[str, tuple[int, int]]:
 @pytest.mark.parametrize(
     "shift, local, remote", [(0, (65536, 32768), (0, 0)), (1, (0, 0), (65536, 32768))]
 )
-def test_block_sharded_example_and_its_copy_table(tmp_path, shift, local, remote):
-    code, out, err = _ttl_run(
-        tmp_path, "--profile", EXAMPLE, "--strategy", "block", "--shift", shift
-    )
+def test_block_sharded_example_and_its_copy_table(ttl_run, shift, local, remote):
+    code, out, err = ttl_run("--profile", EXAMPLE, "--strategy", "block", "--shift", shift)
     assert code == 0, err
     assert f"sharded_add block shift {shift}: [128, 128]" in out and "PASS" in out
     assert "tensor copies" in out and "bytes read" in out
     assert _copies(out) == {"DRAM": (0, 0), "local L1": local, "remote L1": remote}
 
 
-def test_bad_shard_shape_is_a_diagnostic_at_the_line(tmp_path):
+def test_bad_shard_shape_is_a_diagnostic_at_the_line(ttl_run, tmp_path):
     program = tmp_path / "bad_shard.py"
     program.write_text(
         textwrap.dedent(
@@ -75,7 +56,7 @@ def test_bad_shard_shape_is_a_diagnostic_at_the_line(tmp_path):
             """
         )
     )
-    code, _, err = _ttl_run(tmp_path, program)
+    code, _, err = ttl_run(program)
     assert code != 0 and "Traceback" not in err, err
     assert (
         f"{program}:8:1: error: shard shape [40, 128] is not a whole number of 32x32 tiles" in err

@@ -11,9 +11,6 @@ devices of the default mesh.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -43,11 +40,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("ttl-cache")
-
-
 def test_the_wheel_ships_15_tutorials():
     names = sorted(f"{p.parent.name}/{p.stem}" for p in TUTORIALS)
     assert len(names) == 15, names
@@ -65,19 +57,10 @@ def _runnable(tutorial: Path, directory: Path) -> Path:
 
 
 @pytest.mark.parametrize("tutorial", TUTORIALS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_tutorial_runs_and_passes_its_checks(tutorial, tmp_path, cache_dir):
+def test_tutorial_runs_and_passes_its_checks(tutorial, tmp_path, ttl_run):
     program = _runnable(tutorial, tmp_path)
-    env = dict(os.environ, TTL_CACHE_DIR=str(cache_dir))
-    env.pop("TTL_NUM_DEVICES", None)  # the documented default mesh: 4 devices
-    proc = subprocess.run(
-        [sys.executable, "-m", "ttl.host.cli", "run", str(program)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        cwd=tmp_path,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    # TTL_NUM_DEVICES unset: the documented default mesh of 4 devices.
+    code, stdout, stderr = ttl_run(program, env={"TTL_NUM_DEVICES": None}, timeout=600)
+    assert code == 0, stderr[-4000:]
     if "multidevice" in tutorial.stem:
-        assert proc.stdout.count("PCC") >= (4 if "all_reduce" in tutorial.stem else 1)
+        assert stdout.count("PCC") >= (4 if "all_reduce" in tutorial.stem else 1)

@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.dialects.scf import Scf
+from xdsl.parser import Parser
 
+from ttl.compiler.dialect import TTL
 from ttl.compiler.driver import CompileResult, compile_operation, load_operation
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,6 +37,14 @@ def load_example(path: Path) -> Any:
 def compile_example(path: Path, **kwargs: Any) -> CompileResult:
     module = load_example(path)
     return compile_operation(load_operation(str(path), module.OPERATION), module.SPECS, **kwargs)
+
+
+def parse_ir(text: str) -> ModuleOp:
+    """IR text parsed with the dialects ``ttl-opt`` knows (builtin, func, scf, arith, ttl)."""
+    ctx = Context()
+    for dialect in (Builtin, Func, Scf, Arith, TTL):
+        ctx.load_dialect(dialect)
+    return Parser(ctx, text).parse_module()
 
 
 def filecheck(text: str, checks: str) -> None:

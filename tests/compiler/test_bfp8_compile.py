@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from compiler_testlib import REPO
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin
-from xdsl.dialects.scf import Scf
-from xdsl.parser import Parser
+from compiler_testlib import REPO, parse_ir
 
-from ttl.compiler.dialect import TTL
 from ttl.compiler.driver import compile_operation, load_operation
 from ttl.specs import TensorSpec
 from ttl.targets import tile_bytes
@@ -61,10 +55,7 @@ def test_the_ir_names_the_block_float_type_and_parses_back():
     assert "!ttl.dfb<1x1x!ttl.bfp8>" in result.ir
     # DST tiles hold the unpacked bf16 values.
     assert "!ttl.tiles<1x1xbf16>" in result.ir
-    ctx = Context()
-    for dialect in (Builtin, Arith, Scf, TTL):
-        ctx.load_dialect(dialect)
-    parsed = Parser(ctx, result.ir).parse_module()
+    parsed = parse_ir(result.ir)
     parsed.verify()
     assert str(parsed) + "\n" == result.ir
 

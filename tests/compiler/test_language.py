@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from compiler_testlib import filecheck
+from compiler_testlib import filecheck, parse_ir
 
 SPECS = {"a": "bf16[128,128]", "y": "bf16[128,128]"}
 
@@ -340,13 +340,6 @@ def test_kernel_selector_kind_must_match_thread(compile_error):
 
 
 def test_dialect_round_trips(compile_source):
-    from xdsl.context import Context
-    from xdsl.dialects.arith import Arith
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.scf import Scf
-    from xdsl.parser import Parser
-
-    from ttl.compiler.dialect import TTL
 
     body = """
 with a_dfb.wait() as blk, c_dfb.wait() as col, y_dfb.reserve() as out:
@@ -354,10 +347,7 @@ with a_dfb.wait() as blk, c_dfb.wait() as col, y_dfb.reserve() as out:
     out.store(ttl.math.relu(blk + ttl.math.broadcast(col, dims=[-1])), acc=True)
 """
     result = compile_source(program(body, "compute"), "op", SPECS)
-    ctx = Context()
-    for dialect in (Builtin, Arith, Scf, TTL):
-        ctx.load_dialect(dialect)
-    parsed = Parser(ctx, result.ir).parse_module()
+    parsed = parse_ir(result.ir)
     parsed.verify()
     assert str(parsed) + "\n" == result.ir
 

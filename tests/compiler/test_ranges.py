@@ -14,13 +14,9 @@ import operator
 from dataclasses import dataclass
 
 import pytest
+from compiler_testlib import parse_ir
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin
-from xdsl.dialects.scf import Scf
-from xdsl.parser import Parser
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.ranges import I32, Interval, Scope, walk_kernel
@@ -140,10 +136,7 @@ builtin.module {{
 
 
 def _range_at_slice(text: str) -> Interval:
-    ctx = Context()
-    for dialect in (Builtin, Arith, Scf, d.TTL):
-        ctx.load_dialect(dialect)
-    module = Parser(ctx, text).parse_module()
+    module = parse_ir(text)
     found: list[Interval] = []
 
     def visit(op, scope: Scope) -> None:

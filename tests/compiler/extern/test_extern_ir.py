@@ -5,11 +5,9 @@ index identifies an element of the value sequence returned by the call's
 from __future__ import annotations
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin
+from compiler_testlib import parse_ir
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, ModuleOp, StringAttr, bf16, i32, i64
 from xdsl.ir import Block, Region
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -81,10 +79,7 @@ def test_ir_prints_and_parses_back():
         "#ttl.dfb_descriptor<@b>]" in text
     )
     assert "dfb_effects = [#ttl.dfb_effect<wait, 0, 2>, #ttl.dfb_effect<push, 2, 1>]" in text
-    ctx = Context()
-    for dialect in (builtin.Builtin, arith.Arith, d.TTL):
-        ctx.load_dialect(dialect)
-    reparsed = Parser(ctx, text).parse_module()
+    reparsed = parse_ir(text)
     reparsed.verify()
     assert str(reparsed) == text
 

@@ -7,7 +7,7 @@ Runs PROGRAM (unchanged; `ttl.operation` is wrapped as in op_timer.py) with
 cProfile on during its operation calls only, then prints each part's share of
 the calls' profiled time: the JIT (cache key and lookup, bundle load, checks),
 tensors in and out (tilize into DRAM, untilize back, host conversions), hart
-creation (Unicorn engines and their memory maps), kernel loading, Unicorn
+creation (the kernel images' engines, each hart's address space), kernel loading, Unicorn
 running guest code, tile math (the coprocessor), the NOC, the scheduler and
 hart bookkeeping, and the rest. cProfile slows Python code, not Unicorn's
 native code, so the Python parts' shares are overstated somewhat (compare
@@ -80,12 +80,19 @@ def shares(stats: pstats.Stats) -> list[tuple[str, float]]:
     )
     bundle_run = ct.get(("runtime/bundle.py", "run"), 0.0)
     launch = ct.get(("runtime/device.py", "launch"), 0.0)
-    creation = ct.get(("runtime/hart.py", "__init__"), 0.0)
-    load = ct.get(("runtime/hart.py", "load"), 0.0)
+    # Harts and their engines: an engine per kernel image, a hart's address space on it
+    # (built by its first load of that image).
+    attach = ct.get(("runtime/engine.py", "attach"), 0.0)
+    creation = (
+        ct.get(("runtime/hart.py", "__init__"), 0.0)
+        + ct.get(("runtime/engine.py", "__init__"), 0.0)
+        + attach
+    )
+    load = ct.get(("runtime/hart.py", "load"), 0.0) - attach
     return [
         ("JIT: cache key, lookup, bundle load", total - bundle_run - host_arrays),
         ("tensors in and out", host_arrays + dram),
-        ("hart creation (Unicorn engines)", creation),
+        ("hart creation (engines, address spaces)", creation),
         ("kernel load", load),
         ("Unicorn running guest code", unicorn),
         ("tile math (coprocessor)", math),

@@ -147,6 +147,52 @@ def test_bad_address_fault_names_kernel_address_and_line(build):
     assert f"bad.cc:{_line(BAD_STORE, 'BAD')}" in msg
 
 
+# Page faults come from Unicorn as traps; the hart decodes the access itself.
+ACCESSES = {
+    "negative offset store": (
+        "  volatile uint32_t* p = reinterpret_cast<volatile uint32_t*>(base);\n"
+        "  p[-3] = 7;  // FAULT",
+        "write to unmapped address 0xe00000f4 (4 bytes)",
+    ),
+    "byte load": (
+        "  volatile uint8_t* p = reinterpret_cast<volatile uint8_t*>(base);\n"
+        "  uint32_t x = p[5];  // FAULT\n"
+        "  (void)x;",
+        "read from unmapped address 0xe0000105 (1 bytes)",
+    ),
+    "call to unmapped code": (
+        "  reinterpret_cast<void (*)()>(base)();  // FAULT",
+        "instruction fetch from unmapped address 0xe0000100",
+    ),
+}
+
+
+@pytest.mark.parametrize("body, want", list(ACCESSES.values()), ids=list(ACCESSES))
+def test_page_fault_names_the_access_address_and_line(build, body, want):
+    src = HEAD + (
+        "void kernel_main() {\n  const uint32_t base = get_arg_val<uint32_t>(0);\n" + body + "\n}\n"
+    )
+    with pytest.raises(KernelFaultError) as info:
+        Device().launch(Program([KernelSpec("k", build(src, name="acc"), "dm0", [0xE0000100])]))
+    msg = str(info.value)
+    assert want in msg
+    if "fetch" not in want:  # a fetch fault is located at the address it jumped to
+        assert f"acc.cc:{_line(src, 'FAULT')}" in msg
+
+
+def test_jump_into_the_stack_is_a_fetch_from_non_executable_memory(build):
+    src = HEAD + (
+        "void kernel_main() {\n"
+        "  volatile uint32_t code[4] = {0x00000013u, 0x00000013u, 0x00008067u, 0};\n"
+        "  reinterpret_cast<void (*)()>(const_cast<uint32_t*>(code))();\n"
+        "}\n"
+    )
+    with pytest.raises(
+        KernelFaultError, match="instruction fetch from non-executable address 0x100f"
+    ):
+        Device().launch(Program([KernelSpec("k", build(src, name="stack"), "dm0")]))
+
+
 CODE_STORE = (
     HEAD
     + """

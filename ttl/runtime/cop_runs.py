@@ -130,19 +130,17 @@ def _group_matmuls(entries: np.ndarray, runs: list[tuple[int, int]]) -> list[tup
     operands: ``Coprocessor._matmul_group``) in one batched multiplication.
     """
     out: list[tuple[int, int]] = []
-    for start, count in runs:
-        if out and entries[start, 0] == memmap.COP_MATMUL:
-            first, n = out[-1]
-            if (
-                first + n == start
-                and entries[first, 0] == memmap.COP_MATMUL
-                and entries[first, 2] == entries[start, 2]
-                and entries[first, 4] == entries[start, 4]
-            ):
-                out[-1] = (first, n + count)
-                continue
-        out.append((start, count))
+    for start, count in runs:  # consecutive: each starts where the one before ends
+        if out and _same_matmul(entries[out[-1][0]], entries[start]):
+            out[-1] = (out[-1][0], out[-1][1] + count)
+        else:
+            out.append((start, count))
     return out
+
+
+def _same_matmul(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether commands ``a`` and ``b`` are both matmuls with the same operand formats."""
+    return a[0] == b[0] == memmap.COP_MATMUL and a[2] == b[2] and a[4] == b[4]
 
 
 _ALL = int.from_bytes(bytes([1] * _WORDS), "little")

@@ -286,23 +286,32 @@ class Coprocessor:
     def _compile_run(
         self, words: list[int], start: int, count: int, key: tuple
     ) -> tuple[Callable[[], object], int]:
-        """Resolves the run of ``count`` commands at ``start`` (cached under ``key``).
+        """Resolves the run of ``count`` commands at ``start`` (cached under ``key``): a
+        matmul group (``_matmul_group``) or a linear run (``_linear_run``). A run
+        that may not execute at once or holds an invalid command is resolved
+        command by command (``_compile_each``)."""
+        matmuls = words[start * _WORDS] == memmap.COP_MATMUL
+        entry = None
+        with suppress(DeviceFault):  # some command is invalid: _compile_each finds it
+            entry = (self._matmul_group if matmuls else self._linear_run)(words, start, count)
+        if entry is None:
+            entry = (partial(_in_order, self._compile_each(words, start, count)), 0)
+        if len(self._runs) >= self.MAX_COMPILED:
+            self._runs.clear()
+        self._runs[key] = entry
+        return entry
+
+    def _linear_run(
+        self, words: list[int], start: int, count: int
+    ) -> tuple[Callable[[], object], int] | None:
+        """The run of ``count`` commands at ``start`` as one callable and its command
+        count, or None if they are not independent (``cop_runs.independent``).
 
         Operands step linearly, so the first and last command's operands are in
-        range exactly when all are: resolving the run validates it. A run that
-        is not independent (``cop_runs.independent``) or holds an invalid
-        command is resolved command by command (``_compile_each``).
+        range exactly when all are: resolving the run validates it.
         """
         at = start * _WORDS
         op, first = words[at], tuple(words[at + 1 : at + _WORDS - 1])
-        if op == memmap.COP_MATMUL:
-            entry = None
-            with suppress(DeviceFault):  # some command is invalid: _compile_each finds it
-                entry = self._matmul_group(words, start, count)
-            if entry is None:
-                entry = (partial(_in_order, self._compile_each(words, start, count)), 0)
-            self._runs[key] = entry
-            return entry
         step = tuple(
             b - a for a, b in zip(first, words[at + _WORDS + 1 : at + 2 * _WORDS - 1], strict=True)
         )
@@ -312,16 +321,9 @@ class Coprocessor:
             for i, f in enumerate(layout)
             if f.kind == "l1_out"
         }
-        entry = None
-        if independent(layout, first, step, count, tile_bytes):
-            with suppress(DeviceFault):  # some command is invalid: _compile_each finds it
-                entry = (self._resolve(op, first, step, count), count)
-        if entry is None:
-            entry = (partial(_in_order, self._compile_each(words, start, count)), 0)
-        if len(self._runs) >= self.MAX_COMPILED:
-            self._runs.clear()
-        self._runs[key] = entry
-        return entry
+        if not independent(layout, first, step, count, tile_bytes):
+            return None
+        return self._resolve(op, first, step, count), count
 
     def _compile_each(self, words: list[int], start: int, count: int) -> tuple:
         """Each of ``count`` commands at ``start`` resolved on its own. A fault names
@@ -531,8 +533,7 @@ class Coprocessor:
         reg = acc[0]
 
         def run():
-            prods = np.matmul(_rowmajor_tiles(a), _rowmajor_tiles(b))
-            prods = prods.reshape(len(prods), -1)[:, FACES_FROM_ROWMAJOR]
+            prods = _tile_products(a, b)
             if fp32:  # a sequential sum (np.add.reduce would sum pairwise)
                 reg[:] = np.add.accumulate(np.concatenate((acc, prods)), axis=0)[-1]
                 return
@@ -553,9 +554,10 @@ class Coprocessor:
         tiles take the strided runs instead."""
         cmds = np.array(words[start * _WORDS : (start + count) * _WORDS]).reshape(count, _WORDS)
         fmt_a, fmt_b = int(cmds[0, 2]), int(cmds[0, 4])
-        for j in range(count):
-            self._tile_view(int(cmds[j, 1]), fmt_a), self._tile_view(int(cmds[j, 3]), fmt_b)
-            self._out(int(cmds[j, 5]))
+        for addr_a, addr_b, reg in cmds[:, [1, 3, 5]].tolist():  # validates every command
+            self._tile_view(addr_a, fmt_a)
+            self._tile_view(addr_b, fmt_b)
+            self._out(reg)
         if BFP8.code in (fmt_a, fmt_b):
             return self._strided_matmuls(words, start, count)
         a, b = self._gather(cmds[:, 1], fmt_a), self._gather(cmds[:, 3], fmt_b)
@@ -574,8 +576,7 @@ class Coprocessor:
         dst, fp32 = self.dst, self.mode.fp32
 
         def run():
-            prods = np.matmul(_rowmajor_tiles(a()), _rowmajor_tiles(b()))
-            prods = prods.reshape(count, -1)[:, FACES_FROM_ROWMAJOR]
+            prods = _tile_products(a(), b())
             for sel, regs in rounds:
                 sums = dst[regs] + prods[sel]
                 dst[regs] = sums if fp32 else sums.astype(BF16.dtype)
@@ -592,11 +593,12 @@ class Coprocessor:
                 cmd = tuple(words[at : at + _WORDS])
                 parts.append(self._compiled.get(cmd) or self._compile(cmd))
                 continue
-            op, operands = words[at], tuple(words[at + 1 : at + _WORDS - 1])
-            following = words[at + _WORDS + 1 : at + 2 * _WORDS - 1]
-            step = tuple(b - a for a, b in zip(operands, following, strict=True))
-            parts.append(self._resolve(op, operands, step, n))
-            batched += n
+            run, vectorized = self._linear_run(words, start + first, n) or (
+                partial(_in_order, self._compile_each(words, start + first, n)),
+                0,
+            )
+            parts.append(run)
+            batched += vectorized
         return partial(_in_order, tuple(parts)), batched
 
     def _gather(self, addrs: np.ndarray, fmt: int) -> Callable[[], np.ndarray] | None:
@@ -702,6 +704,12 @@ def _block_float(
     if written:
         packs.append(lambda: np.copyto(raw, bfp8.pack(values)))
     return values
+
+
+def _tile_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a[i] @ b[i]`` of (count, 1024) face-layout tiles, in face layout (float32)."""
+    prods = np.matmul(_rowmajor_tiles(a), _rowmajor_tiles(b))
+    return prods.reshape(len(prods), -1)[:, FACES_FROM_ROWMAJOR]
 
 
 def _rowmajor_tiles(tiles: np.ndarray) -> np.ndarray:

@@ -281,11 +281,11 @@ class Engine:
 
     def begin_launch(self, profile: bool) -> None:
         """Sets the hooks a launch needs; drops translated code compiled for others."""
-        stale = self._counted_runs or (self._profile_hooks is not None) != profile
-        if (self._profile_hooks is not None) != profile:
+        hooks_change = (self._profile_hooks is not None) != profile
+        if hooks_change:
             self._set_profile_hooks(profile)
         self.counted = False
-        if stale:
+        if hooks_change or self._counted_runs:
             self.uc.ctl_flush_tb()  # type: ignore[attr-defined]  # (see __init__)
             self._counted_runs = False
 

@@ -1,16 +1,15 @@
-"""One RISC-V hart: one kernel ELF running on one node, on the device's shared CPU.
+"""One RISC-V hart: one kernel ELF running on one node, on its image's engine.
 
 Guest memory (see memmap): the node's L1 and register page are host buffers
 every hart of the node maps, so all of them see the same bytes; LOCAL, the
-argument page and the coprocessor queue are private. The device's
-:class:`~ttl.runtime.engine.Engine` runs every hart on one Unicorn CPU, each
-in its own address space; a hart's code pages are shared with every hart
-running the same image. Python runs during emulation only for writes to the
-MMIO page (queue flushes, API errors) and, when profiling, once per
-translated block executed (``UC_HOOK_BLOCK``, to count instructions exactly).
-Blocking calls leave emulation natively: the stop address given to Unicorn
-is crt0's ``__ttl_stop``, and ``__ttl_yield`` leaves the resume address in the
-mailbox, so a stop needs no register reads.
+argument page and the coprocessor queue are private. The harts that run one
+kernel image share one :class:`~ttl.runtime.engine.Engine` (a Unicorn CPU)
+and its code pages, each hart in its own address space. Python runs during
+emulation only for writes to the MMIO page (queue flushes, API errors) and,
+when profiling, once per translated block executed (``UC_HOOK_BLOCK``, to
+count instructions exactly). Blocking calls leave emulation natively: the
+stop address given to Unicorn is crt0's ``__ttl_stop``, and ``__ttl_yield``
+leaves the resume address in the mailbox, so a stop needs no register reads.
 """
 
 from __future__ import annotations
@@ -132,7 +131,7 @@ class Hart:
 
     @property
     def uc(self) -> Uc:
-        """The device's CPU (running this hart while :meth:`run` runs)."""
+        """The CPU of the loaded image's engine (running this hart while :meth:`run` runs)."""
         return self.engine.uc
 
     def load(
@@ -235,8 +234,9 @@ class Hart:
         """Runs the hart until it blocks, finishes or is preempted.
 
         With ``quantum`` None the run is uncounted (fast) and the watchdog
-        preempts it after a time slice; from then on every hart of the launch
-        runs in counted quanta of COUNTED_QUANTUM (:meth:`Engine.count_from_now`).
+        preempts it after a time slice; from then on every hart on its engine
+        runs in counted quanta of COUNTED_QUANTUM for the rest of the launch
+        (:meth:`Engine.count_from_now`).
         With an int, every run is a counted quantum.
         A profiling hart always runs counted quanta (see :meth:`_count_run`).
         Leaves the hart READY, BLOCKED or DONE.
@@ -498,7 +498,7 @@ class Hart:
         if code is not None and 0 <= addr - base < code.size:
             return code[addr - base : addr - base + size].tobytes()
         off = addr - memmap.LOCAL_BASE
-        return self.local[max(off, 0) : off + size].tobytes() if off >= 0 else b""
+        return self.local[off : off + size].tobytes() if off >= 0 else b""
 
     def _code_word(self, addr: int) -> int | None:
         """The 32-bit word at guest address ``addr`` in LOCAL or L1, if there is one."""

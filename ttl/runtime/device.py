@@ -187,23 +187,22 @@ class Device:
         ``out``: a C-contiguous NumPy array of the tensor's shape and dtype to read
         into (and return), such as a view of the caller's own output tensor.
         """
+        raw: np.ndarray | None
         if isinstance(tensor, ShardedTensor):  # gathered from L1 by its launch
-            arr = untilize(decode(tensor.pages, tensor.format), tensor.shape, out=out)
-            return arr if out is not None else like_input(arr, like)
-        if tensor.is_row_major:
-            staging = self._staging(tensor.num_pages * tensor.page_size)
-            pages = self.dram.read_pages(
-                tensor.address, tensor.page_size, tensor.num_pages, staging
-            )
-            rows = pages[:, : tensor.row_bytes].view(tensor.format.dtype).reshape(tensor.shape)
-            if out is not None:
-                out[...] = rows
-                return out
-            return like_input(rows.copy(), like)
-        raw = self.dram.pages_view(tensor.address, tensor.page_size, tensor.num_pages)
-        if raw is None:
-            staging = self._staging(tensor.num_pages * tensor.page_size)
-            raw = self.dram.read_pages(tensor.address, tensor.page_size, tensor.num_pages, staging)
+            raw = tensor.pages
+        else:
+            raw = self.dram.pages_view(tensor.address, tensor.page_size, tensor.num_pages)
+            if raw is None:
+                staging = self._staging(tensor.num_pages * tensor.page_size)
+                raw = self.dram.read_pages(
+                    tensor.address, tensor.page_size, tensor.num_pages, staging
+                )
+            if tensor.is_row_major:
+                rows = raw[:, : tensor.row_bytes].view(tensor.format.dtype).reshape(tensor.shape)
+                if out is not None:
+                    out[...] = rows
+                    return out
+                return like_input(rows.copy(), like)
         arr = untilize(decode(raw, tensor.format), tensor.shape, out=out)
         return arr if out is not None else like_input(arr, like)
 

@@ -185,6 +185,24 @@ def test_matmul_group_accumulates_each_register_in_command_order(fp32):
         assert cop.batched == len(cmds)
 
 
+@pytest.mark.parametrize("fp32", [True, False], ids=["fp32 DST", "16-bit DST"])
+@pytest.mark.parametrize("k_inner", [True, False], ids=["K inner", "K outer"])
+def test_matmul_group_of_a_block_product(fp32, k_inner):
+    """A 2x2 block of tiles times a 2x2 block (each register gets K = 2 products, the rounds
+    cover the same registers, summed as whole row-major tiles): the same bits as
+    one command at a time, whichever loop is innermost."""
+    steps = [(i, j, k) for i in range(2) for j in range(2) for k in range(2)]
+    if not k_inner:
+        steps.sort(key=lambda ijk: ijk[2])
+    cmds = [
+        (memmap.COP_MATMUL, _tile(2 * i + k), BF, _tile(4 + 2 * k + j), BF, 2 * i + j + 1)
+        for i, j, k in steps
+    ]
+    for seed in range(3):
+        cop = _run_both(cmds, seed, DstMode(fp32=fp32, tiles=8))
+        assert cop.batched == len(cmds)
+
+
 def test_block_float_matmuls_run_as_strided_runs():
     bfp8 = memmap.FMT_BFP8_B
     cmds = [

@@ -32,6 +32,7 @@ from ttl.runtime.tiles import (
     BF16,
     BFP8,
     F32,
+    FACE,
     FACES_FROM_ROWMAJOR,
     ROWMAJOR_FROM_FACES,
     TILE,
@@ -93,7 +94,7 @@ _WORDS = memmap.COP_CMD_WORDS
 # reduce_tile modes: PoolType in bits 0..3, ReduceDim above (kernel_api.h).
 POOL_SUM, POOL_AVG, POOL_MAX = range(3)
 REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR = range(3)
-_FACE_GRID = (2, 2, TILE // 2, TILE // 2)
+_FACE_GRID = (2, 2, FACE, FACE)  # (face row, face column, row, column)
 # ReduceDim -> where the result goes in the face grid: row r's value to
 # column 0, column c's to row 0, the scalar to element (0, 0).
 _REDUCE_SEL: dict[int, tuple] = {
@@ -101,10 +102,6 @@ _REDUCE_SEL: dict[int, tuple] = {
     REDUCE_COL: (0, slice(None), 0, slice(None)),
     REDUCE_SCALAR: (0, 0, 0, 0),
 }
-# Face-layout gather that transposes a face-layout tile.
-_TRANSPOSE_FACES = ROWMAJOR_FROM_FACES[
-    (FACES_FROM_ROWMAJOR % TILE) * TILE + FACES_FROM_ROWMAJOR // TILE
-]
 
 
 @dataclass(frozen=True)
@@ -560,26 +557,33 @@ class Coprocessor:
             self._out(reg)
         if BFP8.code in (fmt_a, fmt_b):
             return self._strided_matmuls(words, start, count)
-        a, b = self._gather(cmds[:, 1], fmt_a), self._gather(cmds[:, 3], fmt_b)
-        if a is None or b is None:
-            return self._strided_matmuls(words, start, count)
+        # Round k holds every register's k-th product; commands are reordered by round,
+        # then register, so a round's products are one slice of the batched result.
         dsts = cmds[:, 5]
         rank = np.zeros(count, dtype=np.int64)  # how many earlier commands share the register
         seen: dict[int, int] = {}
         for j, d in enumerate(dsts.tolist()):
             rank[j] = seen.get(d, 0)
             seen[d] = rank[j] + 1
-        rounds = [
-            (sel, dsts[sel])
-            for sel in (np.flatnonzero(rank == r) for r in range(max(seen.values())))
-        ]
+        order = np.lexsort((dsts, rank))
+        used = np.array(sorted(seen))
+        a, b = self._gather(cmds[order, 1], fmt_a), self._gather(cmds[order, 3], fmt_b)
+        if a is None or b is None:
+            return self._strided_matmuls(words, start, count)
+        bounds = np.cumsum(np.bincount(rank))
+        rounds = []  # (products slice, positions of its registers among ``used``)
+        for lo, hi in zip([0, *bounds[:-1].tolist()], bounds.tolist(), strict=True):
+            at = np.searchsorted(used, dsts[order[lo:hi]])
+            rounds.append((slice(lo, hi), slice(None) if len(at) == len(used) else at))
         dst, fp32 = self.dst, self.mode.fp32
 
         def run():
-            prods = _tile_products(a(), b())
-            for sel, regs in rounds:
-                sums = dst[regs] + prods[sel]
-                dst[regs] = sums if fp32 else sums.astype(BF16.dtype)
+            prods = np.matmul(_rowmajor_tiles(a()), _rowmajor_tiles(b()))
+            acc = _rowmajor_tiles(dst[used])  # the sums stay row-major until the last round
+            for products, at in rounds:
+                sums = acc[at] + prods[products]
+                acc[at] = sums if fp32 else sums.astype(BF16.dtype)
+            dst[used] = _face_tiles(acc)
 
         return run, count
 
@@ -645,8 +649,11 @@ class Coprocessor:
         return run
 
     def _transpose(self, tiles, fmt, regs):
+        # Face (i, j) becomes face (j, i), each face transposed: axes swapped, no gather.
+        swapped = tiles.reshape(-1, *_FACE_GRID).transpose(0, 2, 1, 4, 3)
+
         def transpose():
-            regs[:] = np.take(tiles, _TRANSPOSE_FACES, axis=1)
+            regs[:] = swapped.reshape(len(tiles), -1)
 
         return transpose
 
@@ -708,13 +715,23 @@ def _block_float(
 
 def _tile_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a[i] @ b[i]`` of (count, 1024) face-layout tiles, in face layout (float32)."""
-    prods = np.matmul(_rowmajor_tiles(a), _rowmajor_tiles(b))
-    return prods.reshape(len(prods), -1)[:, FACES_FROM_ROWMAJOR]
+    return _face_tiles(np.matmul(_rowmajor_tiles(a), _rowmajor_tiles(b)))
 
 
 def _rowmajor_tiles(tiles: np.ndarray) -> np.ndarray:
-    """(count, 1024) face-layout tiles as (count, 32, 32) row-major float32 matrices."""
-    return tiles.astype(np.float32, copy=False)[:, ROWMAJOR_FROM_FACES].reshape(-1, TILE, TILE)
+    """(count, 1024) face-layout tiles as (count, 32, 32) row-major float32 matrices.
+
+    A strided copy of the face grid's axes (tile, face row, row, face column,
+    column): several times faster than a gather through ROWMAJOR_FROM_FACES."""
+    out = np.empty((len(tiles), 2, FACE, 2, FACE), dtype=np.float32)
+    np.copyto(out, tiles.reshape(-1, *_FACE_GRID).transpose(0, 1, 3, 2, 4), casting="unsafe")
+    return out.reshape(-1, TILE, TILE)
+
+
+def _face_tiles(matrices: np.ndarray) -> np.ndarray:
+    """(count, 32, 32) row-major matrices as (count, 1024) face-layout tiles (a copy)."""
+    faces = matrices.reshape(-1, 2, FACE, 2, FACE).transpose(0, 1, 3, 2, 4)
+    return np.ascontiguousarray(faces).reshape(len(matrices), TILE_ELEMS)
 
 
 def _in_order(runs: tuple[Callable[[], object], ...]) -> None:

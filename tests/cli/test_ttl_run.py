@@ -62,6 +62,26 @@ def test_a_warm_run_imports_no_compiler_and_starts_no_subprocess(ttl_run, tmp_pa
     assert out.strip().endswith("heavy modules: []"), out
 
 
+def test_full_collections_wait_for_the_program_to_open_its_device(ttl_run, tmp_path):
+    """While the program starts up, full collections are deferred; opening the device
+    freezes what start-up made and restores CPython's thresholds (ttl.host.startup)."""
+    prog = _program(
+        tmp_path,
+        "collector.py",
+        """\
+        import gc
+        import ttnn
+
+        print("start-up:", gc.get_threshold()[2], gc.get_freeze_count())
+        device = ttnn.open_device(device_id=0)
+        print("opened:", gc.get_threshold()[2], gc.get_freeze_count() > 0)
+        """,
+    )
+    code, out, err = ttl_run(prog)
+    assert code == 0, err
+    assert out.splitlines() == ["start-up: 1000 0", "opened: 10 True"]
+
+
 def test_compiler_options_on_the_command_line(ttl_run, cache_dir):
     """--ttl-* flags anywhere among the program's arguments are ttl's: the program's
     own argparse never sees them, and they select another bundle."""

@@ -135,7 +135,7 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
         options = CompilerOptions.from_string(" ".join(option_flags))
     except OptionsError as e:
         _usage_error(str(e))
-    from ttl.host import jit, ttnn
+    from ttl.host import jit, startup, ttnn
     from ttl.runtime.errors import DeviceError
     from ttl.runtime.trace import check_writable
 
@@ -157,6 +157,7 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     status = 0
+    startup.begin()
     try:
         runpy.run_path(program, run_name="__main__")
     except SystemExit as e:
@@ -173,6 +174,8 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     except BaseException as e:
         print(_user_traceback(e), file=sys.stderr, end="")
         status = 1
+    finally:
+        startup.end(freeze=False)  # a program that never opened a device nor called one
     if flag_values.profile:
         sys.stdout.flush()
         print(jit.profile().table())

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ttl.errors import SourceLoc, TTLCompileError
-from ttl.host import cache
+from ttl.host import cache, startup
 from ttl.host.progress import Progress
 from ttl.operation import Operation
 from ttl.options import ENV_VAR, CompilerOptions, OptionsError, help_requested
@@ -137,6 +137,7 @@ def run_operation(
     override, for this call, those of the decorator, $TTLANG_COMPILER_OPTIONS
     and the program's ``--ttl-*`` arguments (:func:`call_options`).
     """
+    startup.end()
     loc = user_loc()
     overrides = call_options(options, loc)
     params = list(inspect.signature(op.fn).parameters)

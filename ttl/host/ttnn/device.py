@@ -12,6 +12,7 @@ import os
 from types import SimpleNamespace
 from typing import Any
 
+from ttl.host import startup
 from ttl.host.ttnn.errors import ttnn_error
 from ttl.targets import DEFAULT_TARGET, get_target
 
@@ -128,11 +129,13 @@ def _target() -> str:
 
 def open_device(device_id: int = 0, **_options: Any) -> MeshDevice:
     """Opens the emulated device (options such as l1_small_size are accepted and ignored)."""
+    startup.end()
     return MeshDevice(MeshShape(1, 1), _target(), device_id)
 
 
 def open_mesh_device(mesh_shape: MeshShape | None = None, **_options: Any) -> MeshDevice:
     """Opens a mesh of emulated devices (default: 1 x all available devices)."""
+    startup.end()
     available = GetNumAvailableDevices()
     shape = mesh_shape if mesh_shape is not None else MeshShape(1, available)
     if not isinstance(shape, MeshShape):

@@ -262,6 +262,16 @@ LOOP_OK = """\
 """,
             ["MW", "before"],
         ),
+        (  # a block value made in a loop (not from itself) and read after it
+            """\
+        with y_dfb.reserve() as y_blk:
+            for _ in range(K):
+                with a_dfb.wait() as a_blk, b_dfb.wait() as b_blk:
+                    last = b_blk * 2.0
+            y_blk.store(last)  # ERROR
+""",
+            ["'last' is assigned inside the for loop", "'last = f(last, ...)'"],
+        ),
     ],
 )
 def test_accumulate_errors(compile_error, body, words):

@@ -80,10 +80,50 @@ def _src(compute: str = COMPUTE_OK, read: str = READ_OK) -> str:
             COMPUTE_OK,
             """\
         a_blk = a_dfb.reserve()
+        ttl.copy(a[0, 0], a_blk).wait()
         a_blk.push()
         ttl.copy(a[0, 0], a_blk).wait()  # ERROR
 """,
             ["block state OS", "push() -> any use"],
+        ),
+        (  # MW: a reserved block pushed without being stored into (compute)
+            """        with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:  # ERROR
+            z = a_blk * 2.0
+""",
+            READ_OK,
+            ["block 'y_blk' is pushed without being written", "block state MW", "y_blk.store("],
+        ),
+        (  # MW: the name of a reserved block rebound instead of stored into
+            """        with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+            y_blk = a_blk * 2.0  # ERROR
+""",
+            READ_OK,
+            ["rebinds the name of the block reserved on line", "y_blk.store(a_blk * 2.0)"],
+        ),
+        (  # MW: a reserved block pushed without a copy into it (data movement)
+            COMPUTE_OK,
+            """        a_blk = a_dfb.reserve()
+        a_blk.push()  # ERROR
+""",
+            ["block state MW", "ttl.copy(<tensor slice>, a_blk)"],
+        ),
+        (  # a second wait() while the first waited block is held
+            """        with a_dfb.wait() as first:
+            with a_dfb.wait() as second:  # ERROR
+                with y_dfb.reserve() as y_blk:
+                    y_blk.store(first + second)
+""",
+            READ_OK,
+            ["wait() on 'a_dfb' while block 'first'", "one waited block of a DFB"],
+        ),
+        (  # a second reserve() while the first reserved block is held
+            """        with a_dfb.wait() as a_blk, y_dfb.reserve() as o1:
+            with y_dfb.reserve() as o2:  # ERROR
+                o1.store(a_blk)
+                o2.store(a_blk)
+""",
+            READ_OK,
+            ["reserve() on 'y_dfb' while block 'o1'", "release block 'o1' first"],
         ),
         (  # NAW: released while a copy into it is in flight
             COMPUTE_OK,
@@ -129,3 +169,38 @@ def test_copy_into_waited_block_is_mr(compile_error):
 
 def test_legal_lifecycle_compiles(compile_source):
     compile_source(_src(), "op", SPECS)
+
+
+def test_a_block_written_on_some_path_may_be_pushed(compile_source):
+    """Writes under a runtime condition count (as pipe condition bodies write): only a
+    block no path writes is an MW error."""
+    read = """\
+        with a_dfb.reserve() as a_blk:
+            if ttl.node(dims=1) == 0:
+                ttl.copy(a[0, 0], a_blk).wait()
+"""
+    compile_source(_src(read=read), "op", SPECS)
+
+
+def test_blocks_held_one_after_another_compile(compile_source):
+    compute = """\
+        for _ in range(2):
+            with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+                y_blk.store(a_blk)
+"""
+    read = """\
+        for i in range(2):
+            with a_dfb.reserve() as a_blk:
+                ttl.copy(a[0, 0], a_blk).wait()
+"""
+    compile_source(
+        _src(compute, read).replace(
+            """        with y_dfb.wait() as y_blk:
+            ttl.copy(y_blk, y[0, 0]).wait()""",
+            """        for _ in range(2):
+            with y_dfb.wait() as y_blk:
+                ttl.copy(y_blk, y[0, 0]).wait()""",
+        ),
+        "op",
+        SPECS,
+    )

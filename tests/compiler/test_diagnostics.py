@@ -151,6 +151,7 @@ out.push()
 def test_copy_after_push(compile_error):
     body = """
 blk = a_dfb.reserve()
+ttl.copy(a[0, 0], blk).wait()
 blk.push()
 ttl.copy(a[0, 0], blk).wait()  # ERROR
 """

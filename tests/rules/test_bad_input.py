@@ -51,7 +51,7 @@ def test_unknown_target_fails_at_analysis_naming_attribute_and_known_targets(baz
 def test_malformed_grid_fails_at_analysis_saying_what_to_write(bazel):
     err = build_fails(bazel, "//tests/rules/bad:malformed_grid")
     assert "attribute `grid` of //tests/rules/bad:malformed_grid (for wormhole_b0)" in err
-    assert "`2by2` is not a grid: write `RxC` with positive integers (e.g. `2x4`) or `full`" in err
+    assert "`2by2` is not a grid: write `XxY` (columns x rows) with positive integers" in err
     assert "Analysis of target" in err
 
 
@@ -80,6 +80,12 @@ def test_malformed_tolerance_fails_at_analysis_naming_the_test(bazel):
         '`1/128` is not a non-negative decimal number; write a decimal string, e.g. rtol = "0.01"'
         in err
     )
+
+
+def test_negative_seed_fails_at_analysis_naming_the_test(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:negative_seed_test")
+    assert "attribute `seed` of ttl_operation_test //tests/rules/bad:negative_seed_test" in err
+    assert "-1 is not a seed of the random inputs: write an integer from 0 to" in err
 
 
 def test_undeclared_header_names_header_call_line_and_attribute(bazel):

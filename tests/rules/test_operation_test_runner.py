@@ -134,6 +134,23 @@ def test_reference_returning_too_many_values_is_an_error(bundle, tmp_path):
         run(bundle, two)
 
 
+def test_reference_that_raises_names_its_line_and_the_shapes_it_got(bundle, tmp_path):
+    ref = tmp_path / "raises.py"
+    ref.write_text("import numpy as np\n\ndef reference(a, b, c):\n    return a @ b[:3] + c\n")
+    with pytest.raises(SystemExit) as err:
+        run(bundle, ref)
+    text = str(err.value)
+    assert "reference function `reference` raised ValueError at line 4:" in text, text
+    assert "it was given a: (64, 64) float32, b: (64, 64) float32" in text, text
+
+
+def test_reference_returning_none_is_an_error(bundle, tmp_path):
+    ref = tmp_path / "none.py"
+    ref.write_text("def reference(a, b, c):\n    a * b + c\n")
+    with pytest.raises(SystemExit, match="returned None: return the expected tensor"):
+        run(bundle, ref)
+
+
 def test_bfp8_parameters_get_quantized_inputs(tmp_path, capsys):
     """A bfp8 bundle: inputs are BFP8_b values, the reference sees them as float32, and
     the bfp8 output is compared within the format's rounding."""

@@ -9,6 +9,7 @@ test that passes.
 load(
     "//ttl/rules/private:validation.bzl",
     "TARGET_GRIDS",
+    "closest_target",
     "grid_error",
     "spec_error",
     "target_error",
@@ -17,15 +18,15 @@ load(
 
 _GOOD_TOLERANCES = ["0", "0.01", "0.0078125", "1e-3", "2.5E+2", ".5", "5."]
 _BAD_TOLERANCES = ["", "abc", "1/128", "-0.1", "1e", "1e-", "0.1.2", "1e2e3", " 0.1"]
-_GOOD_GRIDS = ["", "full", "1", "2x4", "8x8", "8X8"]
+_GOOD_GRIDS = ["", "full", "auto", "1", "2x4", "8x8", "8X8"]
 _BAD_GRIDS = ["2by2", "0x1", "x", "2x", "1x2x3", "9x1", "-1x2", "2x 4"]
 _GOOD_SPECS = [
     "bf16[64,64]",
-    "f32[32]",
     "bf16[64, 64]",
     "bf16[64,64]:tile",
     "bf16[2,128,32]:row_major",
     "f32[7]:row_major",
+    "f32[2,3,5]:row_major",
     "bfp8[64,64]",
     "bfloat8_b[32,32]",
 ]
@@ -38,6 +39,10 @@ _BAD_SPECS = [
     "[64]",
     "bf16[2,3]:rowmajor",
     "bf16[2,3]:",
+    "f32[32]",
+    "bf16[60,64]",
+    "bf16[64,48]",
+    "bfp8[2,32]:row_major",
 ]
 
 def _validation_test_impl(ctx):
@@ -65,6 +70,9 @@ def _validation_test_impl(ctx):
     for target in TARGET_GRIDS:
         if target_error(target):
             wrong.append("target %r rejected" % target)
+    for typo, want in [("blackhol", "blackhole"), ("wormhole", "wormhole_b0"), ("grayskull", "wormhole_b0")]:
+        if closest_target(typo, "wormhole_b0") != want:
+            wrong.append("closest_target(%r) is %r, not %r" % (typo, closest_target(typo, "wormhole_b0"), want))
     if not target_error("grayskull"):
         wrong.append("target grayskull accepted")
     if wrong:

@@ -51,6 +51,10 @@ CASES = {
     "include-not-list": (
         'ttl.call_extern_func(HEADER, "f", include_paths=3, kernel=ttl.KernelKind.COMPUTE)  # ERROR'
     ),
+    "include-a-string": (
+        'ttl.call_extern_func(HEADER, "f", include_paths="inc", kernel=ttl.KernelKind.COMPUTE)'
+        "  # ERROR"
+    ),
     "empty-header": 'ttl.call_extern_func("", "f", kernel=ttl.KernelKind.COMPUTE)  # ERROR',
     "selector-runtime": (
         'ttl.call_extern_func(HEADER, "f", '
@@ -65,6 +69,12 @@ def test_malformed_call_is_a_located_diagnostic(extern_error, line):
     """No rejection may surface as a Python exception from our internals."""
     err = extern_error(line, top='ARGS = [HEADER, "f"]\nOPTS = {}')
     assert err.message and err.hint
+
+
+def test_a_string_for_a_list_argument_says_to_write_a_list(extern_error):
+    err = extern_error(CASES["include-a-string"], top='ARGS = [HEADER, "f"]\nOPTS = {}')
+    assert err.message == "'include_paths' must be a list, got the string 'inc'"
+    assert err.hint == "write include_paths=['inc']"
 
 
 def test_intrinsic_called_outside_an_operation_is_located(extern_error):

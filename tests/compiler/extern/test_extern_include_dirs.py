@@ -71,6 +71,21 @@ def test_missing_header_names_the_search_path(extern_error):
     assert "`hdrs`/`deps` of the ttl_operation (Bazel)" in err.hint and "--include_dir" in err.hint
 
 
+def test_header_found_one_directory_too_deep_names_the_include_path_to_write(extern_error):
+    """`kernels/custom_entry.hpp` searched under `project_include/kernels` (a declared
+    header's own directory): the hint names the file and the include path meant."""
+    err = extern_error(
+        """
+        ttl.call_extern_func("kernels/custom_entry.hpp", "custom_entry",  # ERROR
+                             kernel=ttl.KernelKind.COMPUTE)
+        """,
+        include_dirs=(f"{PROJECT}/kernels",),
+    )
+    assert "header 'kernels/custom_entry.hpp' of ttl.call_extern_func was not found" in err.message
+    assert f"'{PROJECT}/kernels/custom_entry.hpp' is that header" in err.hint, err.hint
+    assert f"include_paths=['{PROJECT}']" in err.hint, err.hint
+
+
 def test_include_path_that_is_no_directory_is_rejected(extern_error):
     """An include path maps to a directory; under Bazel, to one holding declared headers
     (the Bazel-rules issue: an include path outside declared inputs fails the build)."""

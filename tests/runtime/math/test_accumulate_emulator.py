@@ -32,9 +32,9 @@ def _inputs(seed: int = 0):
     return a, b
 
 
-def _run(tmp_path, compute: str, target: str, a, b) -> np.ndarray:
+def _run(tmp_path, compute: str, target: str, a, b, program: str = PROGRAM) -> np.ndarray:
     path = tmp_path / f"acc_prog_{abs(hash(compute)) % 10**8}.py"
-    path.write_text(PROGRAM.format(compute=compute.rstrip("\n")))
+    path.write_text(program.format(compute=compute.rstrip("\n")))
     op = load_operation(str(path), "op")
     y = np.zeros((32, 64), dtype=ml_dtypes.bfloat16)
     jit.run_operation(op, a, b, y, target=target)
@@ -148,3 +148,43 @@ def test_accumulator_in_nested_loops(tmp_path, target):
     ref = np.vstack([a64[:, : 32 * h] @ b64[: 32 * h], a64[:, 32 * h :] @ b64[32 * h :]])
     got = y.astype(np.float64)
     np.testing.assert_allclose(got, ref, rtol=h * 2.0**-7, atol=h * 2.0**-7 * np.abs(ref).max())
+
+
+FP32_DST = PROGRAM.replace(
+    "@ttl.operation(grid=(1, 1))", "@ttl.operation(grid=(1, 1), fp32_dest_acc_en=True)"
+)
+
+
+@pytest.mark.parametrize(
+    ("final", "ref"),
+    [
+        ("acc + ttl.math.fill(1.0, shape=(1, 2))", lambda s: s + 1.0),
+        ("ttl.math.exp(acc) - acc", lambda s: np.exp(s) - s),
+    ],
+)
+def test_fp32_accumulator_meets_bf16_operands(tmp_path, target, final, ref):
+    """With fp32_dest_acc_en the accumulator is an f32 block; a bf16 store mixing it
+    with a bf16 fill or with an expression of itself reads it converted (it was an
+    internal compiler error: the IR's operand types disagreed)."""
+    a, b = _inputs(2)
+    compute = LOOP.format(init=0.0, op="+=", rhs="b_blk * 0.25", final=final)
+    y = _run(tmp_path, compute, target, a, b, FP32_DST)
+    sums = sum(_b_block(b, k) * 0.25 for k in range(K))
+    np.testing.assert_allclose(y, ref(sums), rtol=2.0**-7, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("init", "rhs", "ref"),
+    [
+        (-1000.0, "ttl.math.max(acc, b_blk)", lambda parts: np.maximum.reduce(parts)),
+        (0.0, "acc + b_blk", sum),
+    ],
+    ids=["running max", "running sum"],
+)
+def test_loop_reassigning_a_block_from_itself(tmp_path, target, init, rhs, ref):
+    """``acc = f(acc, blk)`` in a loop carries the block as ``+=`` does (an accumulator):
+    it was rejected as 'assigned inside the for loop ... cannot be used after it'."""
+    a, b = _inputs(3)
+    y = _run(tmp_path, LOOP.format(init=init, op="=", rhs=rhs, final="acc"), target, a, b)
+    want = ref([_b_block(b, k) for k in range(K)])
+    np.testing.assert_allclose(y, want, rtol=K * 2.0**-7, atol=1e-6)

@@ -58,12 +58,32 @@ class AccumulatorBuffer(dsl.DataflowBuffer):
 
 
 def accumulator_names(fn: ast.FunctionDef) -> frozenset[str]:
-    """Names that are targets of an augmented assignment anywhere in ``fn``."""
-    return frozenset(
+    """Names that are targets of an augmented assignment anywhere in ``fn``, or that a
+    loop reassigns from their own value (``m = ttl.math.max(m, blk)``, ``s = s + blk``:
+    the loop carries them as ``+=`` does). Only block values become accumulators; an
+    integer so named stays a loop-carried scalar."""
+    names = {
         n.target.id
         for n in ast.walk(fn)
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
-    )
+    }
+    for loop in ast.walk(fn):
+        if isinstance(loop, ast.For | ast.While):
+            names.update(_self_updates(loop))
+    return frozenset(names)
+
+
+def _self_updates(loop: ast.For | ast.While) -> set[str]:
+    """Names ``x`` assigned ``x = f(..., x, ...)`` somewhere in ``loop``'s body."""
+    found = set()
+    for node in (n for stmt in loop.body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and any(
+                isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(node.value)
+            ):
+                found.add(target.id)
+    return found
 
 
 class AccumulateMixin(MixinBase):

@@ -232,7 +232,13 @@ class ExprLowering:
         if key not in self._reads:
             # Operands of a mixed store are unpacked to the stored dtype in DST, so the
             # element-wise ops see one tile type.
-            convert = self.mixed or (unpacked and "bfp8" in (blk.dfb.dtype, self.dtype))
+            # An accumulator (f32 with fp32_dest_acc_en) read into a store of another
+            # dtype converts too, so it can meet that dtype's operands.
+            convert = (
+                self.mixed
+                or (unpacked and "bfp8" in (blk.dfb.dtype, self.dtype))
+                or (blk.accumulator and blk.dfb.dtype != self.dtype)
+            )
             read = d.ReadOp(blk.value, e.view, self.elem if convert else None)
             self._reads[key] = self.emit(read).results[0]
         return self._reads[key]

@@ -222,6 +222,7 @@ class CallsMixin(MixinBase):
         cop = self.emit(d.CopyOp(a_, b_))
         tx = TransferHandle(cop.results[0], is_read, blk)
         blk.pending.append(tx)
+        blk.written |= is_read
         return tx
 
     def call_unary(self, name: str, node: ast.Call) -> bx.Expr:
@@ -332,6 +333,7 @@ class CallsMixin(MixinBase):
                         "(kernel=ttl.KernelKind.DATA_MOVEMENT)",
                     )
             self.args(node, [], 0)
+            self.check_one_block_held(obj, m.method, node)
             op = d.ReserveOp if m.method == "reserve" else d.WaitOp
             res = self.emit(op(self.ref(obj, node))).results[0]
             h = BlockHandle(res, obj, m.method, node, self.loop_depth)
@@ -374,6 +376,24 @@ class CallsMixin(MixinBase):
                 f"use the block before {h.release_name}(), or acquire a new one",
             )
 
+    def check_one_block_held(self, dfb: dsl.DataflowBuffer, method: str, node: ast.AST) -> None:
+        """A kernel holds at most one reserved and one waited block of a DFB at a time:
+        a second ``wait()`` would see the same front block again (and a second
+        ``reserve()`` the same back block) until the first is released."""
+        for held in self.handles:
+            if held.dfb is dfb and held.acquire == method and held.released_line is None:
+                line = getattr(held.node, "lineno", 0)
+                state = "reserved" if method == "reserve" else "waited"
+                self.fail(
+                    f"{method}() on '{dfb.name}' while {held.describe()} from the {method}() "
+                    f"on line {line} is still held: a kernel holds one {state} block of a "
+                    "DFB at a time",
+                    node,
+                    f"release {held.describe()} first (end its 'with', or "
+                    f"{held.name or 'blk'}.{held.release_name}()), or make the DFB's block "
+                    "shape hold both",
+                )
+
     def release(self, h: BlockHandle, node: ast.AST, implicit: bool) -> None:
         """Emit push/pop for ``h`` after checking the protocol."""
         if not implicit and h.with_line is not None:
@@ -398,6 +418,18 @@ class CallsMixin(MixinBase):
                 "wait() is not a transition)",
                 node,
                 "call .wait() on the transfer returned by ttl.copy before releasing the block",
+            )
+        if h.acquire == "reserve" and not h.written:
+            name = h.name or "blk"
+            self.fail(
+                f"{h.describe()} is pushed without being written (block state MW, Must be "
+                "Written: reserve() -> push is not a transition)",
+                node,
+                (
+                    f"store the result into it: {name}.store(<block expression>)"
+                    if self.is_compute
+                    else f"copy into it before it is pushed: ttl.copy(<tensor slice>, {name})"
+                ),
             )
         self.emit((d.PushOp if h.acquire == "reserve" else d.PopOp)(h.value))
         h.released_line = getattr(node, "lineno", 0)
@@ -457,7 +489,7 @@ class CallsMixin(MixinBase):
                 node,
                 "split the expression: store part of it into an intermediate DFB block",
             )
-        h.stored = True
+        h.stored = h.written = True
 
     # ------------------------------------------------------------ slices
     def tensor_slice(self, t: dsl.TensorArg, node: ast.Subscript) -> SliceVal:

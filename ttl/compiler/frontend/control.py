@@ -78,17 +78,29 @@ class ControlFlowMixin(MixinBase):
             out.append(self.to_ssa(v, node))
         return out
 
-    def _poison_after(self, names: list[str], node: ast.stmt, what: str) -> None:
+    def _poison_after(
+        self, names: list[str], node: ast.stmt, what: str, inside: dict[str, Any] | None = None
+    ) -> None:
+        """Makes ``names`` unusable after ``node``; ``inside``: their values in its body."""
         for name in names:
             v = self.vars.get(name)
             if isinstance(v, BlockHandle) and (
                 v.accumulator or (name in self.accumulator_names and v.name == name)
             ):
                 continue  # updated in place (+=, accumulate.py): the same block after it
-            self.vars[name] = Poison(
+            reason = (
                 f"'{name}' is assigned inside the {what} on line {node.lineno} "
                 "and cannot be used after it"
             )
+            if isinstance((inside or self.vars).get(name), BlockHandle | bx.Expr):
+                self.vars[name] = Poison(
+                    reason,
+                    f"carry a block value through the {what} from one defined before it: "
+                    f"'{name} = f({name}, ...)' or '{name} += ...' (an accumulator), or store "
+                    "it into a block inside",
+                )
+            else:
+                self.vars[name] = Poison(reason)
 
     def _range_bounds(self, it: ast.expr) -> tuple[Any, Any, int]:
         callee = self.visit(it.func) if isinstance(it, ast.Call) else None
@@ -139,10 +151,10 @@ class ControlFlowMixin(MixinBase):
             self.bind(name, Dyn(arg, kind, Affine.var(arg) if kind == "int" else None))
         self._loop_body(body, node, carried, kinds)
         loop = self.emit(scf.ForOp(lb, ub, st, inits, body))
-        self.vars = saved
+        inside, self.vars = self.vars, saved
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):
             self.bind(name, Dyn(res, kind))
-        self._poison_after([*other, node.target.id], node, "for loop")
+        self._poison_after([*other, node.target.id], node, "for loop", inside)
 
     def _loop_body(
         self, block: Block, node: ast.For | ast.While, carried: list[str], kinds: list[str]
@@ -191,10 +203,10 @@ class ControlFlowMixin(MixinBase):
             self.bind(name, Dyn(arg, kind))
         self._loop_body(after, node, carried, kinds)
         loop = self.emit(scf.WhileOp(inits, types_, Region(before), Region(after)))
-        self.vars = saved
+        inside, self.vars = self.vars, saved
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):
             self.bind(name, Dyn(res, kind))
-        self._poison_after(other, node, "while loop")
+        self._poison_after(other, node, "while loop", inside)
 
     def visit_If(self, node: ast.If) -> None:
         cond = self.visit(node.test)

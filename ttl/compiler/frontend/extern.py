@@ -190,6 +190,10 @@ class ExternMixin(MixinBase):
             condition=condition,
         )
         self.emit(op)
+        used = {id(dep.dfb) for dep in deps} | {id(f) for f, _ in extra}
+        for h in self.handles:  # the C++ may fill a block it can reach through its DFB
+            if id(h.dfb) in used and h.released_line is None:
+                h.written = True
         if result_type is None:
             return None
         kind = "int" if result_type == i32 else "i64"
@@ -243,6 +247,12 @@ class ExternMixin(MixinBase):
             return []
         if isinstance(expr, ast.List | ast.Tuple):
             return [(self.visit_element(e), e) for e in expr.elts]
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            self.fail(
+                f"'{name}' must be a list, got the string {expr.value!r}",
+                expr,
+                f"write {name}=[{expr.value!r}]",
+            )
         value = self.visit(expr)
         if value is None:
             return []
@@ -286,11 +296,17 @@ class ExternMixin(MixinBase):
         search = include_paths + list(self.symbols.include_dirs)
         if resolve_header(header, search) is None:
             where = ", ".join(search) if search else "no directories"
+            found = _header_elsewhere(header, search, os.path.dirname(self.filename))
             self.fail(
                 f"header '{header}' of ttl.call_extern_func was not found (searched: {where})",
                 node,
-                "declare it in `hdrs`/`deps` of the ttl_operation (Bazel) or pass --include_dir "
-                "(ttlc), or add its directory to include_paths=[...]",
+                (
+                    f"'{found}' is that header: add include_paths=['{found[: -len(header) - 1]}'] "
+                    "(or, for a cc_library in `deps`, includes = [...] naming that directory)"
+                )
+                if found
+                else "declare it in `hdrs`/`deps` of the ttl_operation (Bazel) or pass "
+                "--include_dir (ttlc), or add its directory to include_paths=[...]",
             )
 
     # ------------------------------------------------------------ selectors
@@ -620,3 +636,28 @@ class ExternMixin(MixinBase):
             )
         kind = _EFFECT_KINDS[name]
         self._append_effects(out, [d.DFBEffectAttr(kind, matches[0], tiles)], e)
+
+
+_HEADER_WALK_LIMIT = 5000  # directory entries looked at for a misplaced header
+
+
+def _header_elsewhere(header: str, searched: list[str], source_dir: str) -> str | None:
+    """A file whose path ends with ``header`` (as a whole path component sequence), near
+    the searched directories or under the program's directory: the include path that
+    was meant is its path without ``header``."""
+    suffix = "/" + header.strip("/")
+    for directory in searched:  # a directory of declared headers, one level too deep
+        candidate = os.path.normpath(os.path.join(directory, os.path.basename(header)))
+        if candidate.endswith(suffix) and os.path.isfile(candidate):
+            return candidate
+    seen = 0
+    for root, dirs, files in os.walk(source_dir or "."):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.normpath(os.path.join(root, name))
+            if path.endswith(suffix):
+                return path
+        seen += len(files) + len(dirs)
+        if seen > _HEADER_WALK_LIMIT:
+            return None
+    return None

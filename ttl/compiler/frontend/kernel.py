@@ -304,7 +304,29 @@ class KernelCompiler(
     def visit_Assign(self, node: ast.Assign) -> None:
         value = self.visit(node.value)
         for target in node.targets:
+            self._check_not_rebinding_unwritten(target, value, node)
             self._assign_target(target, value)
+
+    def _check_not_rebinding_unwritten(self, target: ast.expr, value: Any, node: ast.Assign):
+        """``y_blk = a * b`` on a reserved block not written yet only rebinds the name:
+        the block itself would be pushed holding garbage (``y_blk.store(a * b)`` writes it)."""
+        if not isinstance(target, ast.Name) or not isinstance(value, bx.Expr):
+            return
+        held = self.vars.get(target.id)
+        if (
+            isinstance(held, BlockHandle)
+            and held.acquire == "reserve"
+            and not held.written
+            and held.released_line is None
+            and target.id not in self.accumulator_names
+        ):
+            self.fail(
+                f"assigning to '{target.id}' rebinds the name of the block reserved on line "
+                f"{getattr(held.node, 'lineno', 0)}; the block itself stays unwritten (block "
+                "state MW, Must be Written)",
+                node,
+                f"store into the block: {target.id}.store({ast.unparse(node.value)})",
+            )
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
@@ -335,7 +357,7 @@ class KernelCompiler(
         if node.id in self.vars:
             value = self.vars[node.id]
             if isinstance(value, Poison):
-                self.fail(value.reason, node, "define the value before the loop or branch")
+                self.fail(value.reason, node, value.hint)
             return value
         try:
             value = self.thread.lookup(node.id)

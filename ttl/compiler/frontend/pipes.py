@@ -221,6 +221,7 @@ class PipesMixin(MixinBase):
         )
         tx = TransferHandle(op.results[0], not sending, blk)
         blk.pending.append(tx)
+        blk.written |= not sending
         return tx
 
 

@@ -81,6 +81,7 @@ class Poison:
     """A name whose value cannot be used at this point (e.g. set inside a loop)."""
 
     reason: str
+    hint: str = "define the value before the loop or branch"
 
 
 @dataclass
@@ -106,6 +107,9 @@ class BlockHandle:
     with_line: int | None = None  # line of the `with` that releases it implicitly
     released_line: int | None = None
     stored: bool = False
+    # Stored or copied into on some path (state MW left): a reserved block pushed
+    # without it is an error. Not reset per branch, unlike ``stored``.
+    written: bool = False
     pending: list[TransferHandle] = field(default_factory=list)
     accumulator: bool = False  # a compiler-made block holding a `+=` accumulator
 

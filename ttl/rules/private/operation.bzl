@@ -22,7 +22,7 @@ load(
 )
 load(":multi_target.bzl", "ttl_multi_target_operation")
 load(":providers.bzl", "TtlOperationInfo", "TtlOperationSetInfo")
-load(":validation.bzl", "TARGET_GRIDS", "grid_error", "spec_error", "target_error", "tolerance_error")
+load(":validation.bzl", "TARGET_GRIDS", "closest_target", "grid_error", "spec_error", "target_error", "tolerance_error")
 
 DEFAULT_TARGET = "wormhole_b0"
 
@@ -80,7 +80,7 @@ def _resolve_target(ctx):
             fail("attribute `target` of %s: %s; write target = \"%s\", or leave `target` out " % (
                 ctx.label,
                 why,
-                DEFAULT_TARGET,
+                closest_target(pinned, DEFAULT_TARGET),
             ) + "to take the architecture from --platforms", attr = "target")
         if from_platform and from_platform != pinned:
             fail(("attribute `target` of %s is \"%s\" but the target platform %s is %s " +
@@ -302,7 +302,7 @@ ttl_operation_rule = rule(
                   "A pinned target that disagrees with the platform's constraint is an error.",
         ),
         "grid": attr.string(
-            doc = "Override of the operation's grid: `RxC` (e.g. `2x4`) or `full` (the " +
+            doc = "Override of the operation's grid: `XxY` (columns x rows, e.g. `2x4`) or `full` (the " +
                   "target's whole grid). Empty (the default): the `@ttl.operation(grid=...)` one.",
         ),
         "compiler_options": attr.string_list(
@@ -370,7 +370,7 @@ def ttl_operation(
       targets: build the operation for each of these device targets (a transition
         over `--platforms`); `<name>` then gives one bundle per target (output
         group `<target>` for one). Excludes `target`.
-      grid: `RxC` or `full` to override the operation's own grid; empty keeps it.
+      grid: `XxY` (columns x rows) or `full` to override the operation's own grid; empty keeps it.
       compiler_options: `ttl.CompilerOptions` flags (`--no-ttl-maximize-dst`, ...).
       defines: extra `NAME=VALUE` defines for the device compiles.
       copts: extra device compiler flags.
@@ -450,6 +450,8 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         **kwargs
     )
 
+_MAX_SEED = 2147483647  # the runner seeds NumPy, which takes 0 .. 2^32 - 1; Starlark ints here are 32-bit
+
 def _ttl_operation_test_check_impl(ctx):
     label = "%s//%s:%s" % (
         "@" + ctx.label.workspace_name if ctx.label.workspace_name else "",
@@ -465,6 +467,11 @@ def _ttl_operation_test_check_impl(ctx):
                 why,
                 attribute,
             ), attr = attribute)
+    if ctx.attr.seed < 0 or ctx.attr.seed > _MAX_SEED:
+        fail("attribute `seed` of ttl_operation_test %s: %d is not a seed of the random " % (
+            label,
+            ctx.attr.seed,
+        ) + "inputs: write an integer from 0 to %d, e.g. seed = 0" % _MAX_SEED, attr = "seed")
     if not ctx.files.srcs:
         fail("attribute `srcs` of ttl_operation_test %s is empty: list the Python file defining " % label +
              "the reference function `%s` first" % ctx.attr.reference, attr = "srcs")
@@ -484,6 +491,7 @@ _ttl_operation_test_check = rule(
         "reference": attr.string(doc = "The reference function's name."),
         "rtol": attr.string(doc = "Relative tolerance, a decimal string."),
         "atol": attr.string(doc = "Tolerance relative to max|reference|, a decimal string."),
+        "seed": attr.int(doc = "Seed of the random inputs."),
         "srcs": attr.label_list(allow_files = [".py"], doc = "The test's Python sources."),
         "operation": attr.label(
             mandatory = True,
@@ -534,6 +542,11 @@ def ttl_operation_test(
       trace: write the run's timeline to the test's undeclared outputs.
       **kwargs: common test attributes.
     """
+    if type(seed) != "int":
+        fail("ttl_operation_test(name = %r): `seed` is an integer, e.g. seed = 0; got %r" % (
+            name,
+            seed,
+        ))
     if type(rtol) != "string" or type(atol) != "string":
         fail("ttl_operation_test(name = %r): `rtol` and `atol` are strings " % name +
              "(Bazel 4's Starlark has no floats), e.g. rtol = \"0.01\"")
@@ -544,6 +557,7 @@ def ttl_operation_test(
         reference = reference,
         rtol = rtol,
         atol = atol,
+        seed = seed,
         srcs = srcs,
         operation = operation,
         testonly = True,

@@ -24,7 +24,7 @@ TtlOperationInfo = provider(
         "operation": "String: the operation's name (the Python function compiled).",
         "target": "String: the device target the operation was compiled for " +
                   "(a key of the slot table, e.g. `wormhole_b0`).",
-        "grid": "String: the grid override requested at compile time (`RxC`, `full`, or empty for " +
+        "grid": "String: the grid override requested at compile time (`XxY`, `full`, or empty for " +
                 "the operation's own; the manifest has the resolved grid).",
         "manifest": "File: the compiler's `manifest.json` (docs/manifest.md): logical " +
                     "kernels, DFB table, runtime-argument layout, tensor signatures.",

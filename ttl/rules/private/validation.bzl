@@ -31,6 +31,7 @@ def spec_error(spec):
       None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not.
     """
     text = spec.replace(" ", "")
+    layout = "tile"
     layout_sep = text.rfind(":")
     if layout_sep > text.rfind("]"):
         layout = text[layout_sep + 1:]
@@ -47,6 +48,15 @@ def spec_error(spec):
     for dim in dims:
         if not _is_positive_int(dim):
             return "dimension `%s` is not a positive integer" % dim
+    if layout == "row_major":
+        if dtype in ("bfp8", "bfp8_b", "bfloat8_b"):
+            return "bfp8 tensors are tiled: drop `:row_major` or use bf16/f32"
+        return None
+    if len(dims) < 2:
+        return "a tiled tensor needs at least 2 dimensions (or write `:row_major`)"
+    if int(dims[-2]) % 32 or int(dims[-1]) % 32:
+        return ("the two innermost dimensions of a tiled tensor must be multiples of 32 " +
+                "(32x32 tiles), or write `:row_major`")
     return None
 
 def target_error(target):
@@ -59,17 +69,18 @@ def grid_error(grid, target):
     """Checks a grid override against the target's full grid.
 
     Args:
-      grid: the `grid` attribute: empty, `full`, or `RxC`.
+      grid: the `grid` attribute: empty, `full` (or `auto`), or `XxY`.
       target: a key of TARGET_GRIDS.
 
     Returns:
       None if `grid` is valid for `target`, else why not.
     """
-    if grid in ("", "full"):
+    if grid in ("", "full", "auto"):
         return None
     parts = grid.lower().split("x")
     if len(parts) > 2 or not [p for p in parts if _is_positive_int(p)] == parts:
-        return "`%s` is not a grid: write `RxC` with positive integers (e.g. `2x4`) or `full`" % grid
+        return ("`%s` is not a grid: write `XxY` (columns x rows) with positive integers " +
+                "(e.g. `2x4`), or `full`") % grid
     x = int(parts[0])
     y = int(parts[1]) if len(parts) == 2 else 1
     full_x, full_y = TARGET_GRIDS[target]
@@ -105,3 +116,24 @@ def tolerance_error(value):
     if not digits or not exponent or [c for c in (digits + exponent).elems() if c not in _DIGITS]:
         return "`%s` is not a non-negative decimal number" % value
     return None
+
+def closest_target(name, default):
+    """The known target sharing the longest prefix with `name` (a misspelling's fix).
+
+    Args:
+      name: a `target` value that is not a known target.
+      default: what to suggest when no known target shares a first letter.
+
+    Returns:
+      A key of TARGET_GRIDS.
+    """
+    best, best_len = default, 0
+    for target in sorted(TARGET_GRIDS):
+        common = 0
+        for i in range(min(len(name), len(target))):
+            if name[i].lower() != target[i]:
+                break
+            common = i + 1
+        if common > best_len:
+            best, best_len = target, common
+    return best

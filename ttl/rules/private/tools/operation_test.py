@@ -25,6 +25,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import traceback
 
 import ml_dtypes
 import numpy as np
@@ -86,6 +87,29 @@ def reference_arity(reference, bundle, where: str) -> int:
         f"define {reference.__name__}({', '.join(names[:first_output])}) returning "
         f"{', '.join(names[first_output:]) or 'the written tensors'}"
     )
+
+
+def call_reference(reference, arrays: list[np.ndarray], bundle, where: str) -> tuple:
+    """The reference's expected tensors (a tuple); SystemExit naming the reference's line
+    if it raises or returns None, with the shapes it was given."""
+    given = ", ".join(
+        f"{sig.name}: {a.shape} float32" for sig, a in zip(bundle.tensors, arrays, strict=False)
+    )
+    try:
+        expected = reference(*arrays)
+    except Exception as error:  # the user's code: report it, not our runner's frames
+        frames = traceback.extract_tb(error.__traceback__)
+        source = reference.__code__.co_filename
+        own = [f for f in frames if f.filename == source] or frames[-1:]
+        at = f" at line {own[-1].lineno}" if own else ""
+        raise SystemExit(
+            f"{where} raised {type(error).__name__}{at}: {error}\n"
+            f"  it was given {given} (the operation's tensor specs)"
+        ) from None
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    if any(e is None for e in expected):
+        raise SystemExit(f"{where} returned None: return the expected tensor(s) ({given})")
+    return expected
 
 
 def random_inputs(bundle, seed: int) -> list:
@@ -157,9 +181,9 @@ def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) ->
     inputs = random_inputs(bundle, args.seed)
     where = f"{args.reference_src}: reference function `{args.reference}`"
     n_in = reference_arity(reference, bundle, where)
-    expected = reference(*[to_numpy(x).astype(np.float32) for x in inputs[:n_in]])
-    if not isinstance(expected, tuple):
-        expected = (expected,)
+    expected = call_reference(
+        reference, [to_numpy(x).astype(np.float32) for x in inputs[:n_in]], bundle, where
+    )
     outputs_named = ", ".join(sig.name for sig in bundle.tensors[n_in:])
     if len(expected) != len(bundle.tensors) - n_in:
         raise SystemExit(

@@ -143,6 +143,29 @@ def test_block_state_violations(compile_error, compute, read, words):
         assert w in err.render(), err.render()
 
 
+@pytest.mark.parametrize(
+    ("access", "what"),
+    [
+        ("ttl.copy(a_blk, y[0, 0]).wait()", "a copy from it"),
+        ("ttl.copy(a[0, 0], a_blk).wait()", "a copy into it"),
+        ("print(a_blk)", "print()"),
+    ],
+)
+def test_access_while_a_copy_into_the_block_is_in_flight_is_naw(compile_error, access, what):
+    """Spec state NAW (No Access while Writing): tt-lang-sim rejects these at run time;
+    on the emulator the copy completed at once, so the race went unseen."""
+    read = f"""\
+        with a_dfb.reserve() as a_blk:
+            tx = ttl.copy(a[0, 0], a_blk)
+            {access}  # ERROR
+            tx.wait()
+"""
+    err = compile_error(_src(read=read), "op", SPECS)
+    assert "is accessed while a copy into it is in flight (block state NAW" in err.message
+    assert f"{what} before the transfer's wait()" in err.message
+    assert "call .wait() on the transfer of ttl.copy(..., a_blk) first" in err.hint
+
+
 def test_ror_release_while_reading(compile_error):
     src = _src().replace(
         """        with y_dfb.wait() as y_blk:

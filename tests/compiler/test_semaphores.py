@@ -171,7 +171,7 @@ gxf.wait_all()"""
         ),
         (
             "gxf = ttl.GroupTransfer()\ngxf.add(ttl.copy(x[0, 0], blk))",
-            "is released while a copy into it is still in flight",
+            "is accessed while a copy into it is in flight (block state NAW",
         ),
     ],
 )

@@ -90,11 +90,17 @@ def configure(
     SETTINGS.trace = trace
 
 
+UNPROFILED_CALLS_KEPT = 64
+
+
 def profile() -> Profile:
     """The profile of every call dispatched in this process.
 
     Instruction counts and wait measures are filled in when profiling was on
     (:func:`configure` ``profile=True``, or the ``device=`` passed had ``profile``).
+    Without profiling or tracing only the latest ``UNPROFILED_CALLS_KEPT`` calls are
+    kept (``Profile.dropped`` counts the others): a full grid's record is about
+    165 KiB, and a program calling an operation in a loop must not grow without bound.
     """
     return _PROFILE
 
@@ -230,7 +236,7 @@ def _run_on_device(
     ):
         results = run_bundle(bundle, *arrays, device=dev, shards=shards)
     assert dev.last_report is not None  # every completed run leaves its report
-    _PROFILE.calls.append(
+    _PROFILE.add(
         CallProfile.from_report(
             operation=op.name if index is None else f"{op.name} (device {index})",
             target=bundle.target,
@@ -238,7 +244,8 @@ def _run_on_device(
             cache=source,
             compile_seconds=compile_seconds,
             report=dev.last_report,
-        )
+        ),
+        keep=None if dev.profile or dev.trace else UNPROFILED_CALLS_KEPT,
     )
     return results
 

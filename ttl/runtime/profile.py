@@ -84,6 +84,17 @@ class Profile:
     """Every call profiled in this process, in order."""
 
     calls: list[CallProfile] = field(default_factory=list)
+    # Earlier calls let go by :meth:`add` (unprofiled calls keep only the latest few).
+    dropped: int = 0
+
+    def add(self, call: CallProfile, keep: int | None = None) -> None:
+        """Records ``call``; with ``keep``, only the latest ``keep`` calls stay (a program
+        calling an operation in a loop without profiling keeps its memory flat)."""
+        self.calls.append(call)
+        if keep is not None and len(self.calls) > keep:
+            excess = len(self.calls) - keep
+            del self.calls[:excess]
+            self.dropped += excess
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-serialisable)."""
@@ -94,7 +105,9 @@ class Profile:
         if not self.calls:
             return "ttl profile: no TT-Lang operation was called"
         out = ["ttl profile (instructions: RISC-V instructions executed, exact; docs/jit.md)"]
-        for i, c in enumerate(self.calls, 1):
+        if self.dropped:
+            out.append(f"({self.dropped} earlier calls, made without profiling, not kept)")
+        for i, c in enumerate(self.calls, self.dropped + 1):
             tiles = "-" if c.tiles_moved is None else str(c.tiles_moved)
             out.append(
                 f"call {i}: {c.operation} on {c.target} {c.grid[0]}x{c.grid[1]}  "

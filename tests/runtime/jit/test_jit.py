@@ -410,3 +410,20 @@ def test_unknown_target_is_located_at_the_call(add_mul):
     assert err.message == "unknown target 'grayskull'"
     assert err.hint == "write target= one of blackhole, wormhole_b0"
     assert err.loc.filename == __file__
+
+
+@pytest.mark.parametrize("profiled", [False, True], ids=["unprofiled", "profiled"])
+def test_unprofiled_calls_keep_only_the_latest_records(add_mul, profiled):
+    """A program calling an operation in a loop: without profiling only the latest
+    UNPROFILED_CALLS_KEPT records stay (a full grid's is about 165 KiB); with it, all."""
+    jit.configure(profile=profiled)
+    a, b, c, y = _inputs((32, 32))
+    calls = jit.UNPROFILED_CALLS_KEPT + 3
+    for _ in range(calls):
+        add_mul(a, b, c, y)
+    kept = calls if profiled else jit.UNPROFILED_CALLS_KEPT
+    assert len(jit.profile().calls) == kept
+    assert jit.profile().dropped == calls - kept
+    if not profiled:
+        assert "(3 earlier calls, made without profiling, not kept)" in jit.profile().table()
+        assert f"call {calls}: " in jit.profile().table()

@@ -192,6 +192,7 @@ class CallsMixin(MixinBase):
                 "write ttl.copy(t[r, c], blk) to read or ttl.copy(blk, t[r, c]) to write",
             )
         self.check_live(blk, node)
+        self.check_not_writing(blk, node, "a copy " + ("into" if is_read else "from") + " it")
         if is_read and blk.acquire != "reserve":
             self.fail(
                 f"cannot copy into {blk.describe()}: it was acquired with wait() "
@@ -363,7 +364,9 @@ class CallsMixin(MixinBase):
                 node,
                 f"call {obj.name or 'blk'}.{obj.release_name}()",
             )
-        self.release(obj, node, implicit=False)
+        # A release naming its kernel may end a transaction with no other use
+        # (external-functions spec, "DFB synchronization ownership").
+        self.release(obj, node, implicit=False, unused=selector is not None)
         return None
 
     def check_live(self, h: BlockHandle, node: ast.AST) -> None:
@@ -374,6 +377,18 @@ class CallsMixin(MixinBase):
                 "transition)",
                 node,
                 f"use the block before {h.release_name}(), or acquire a new one",
+            )
+
+    def check_not_writing(self, h: BlockHandle, node: ast.AST, what: str) -> None:
+        """No access to a block while a copy into it is in flight (spec state NAW)."""
+        if any(tx.is_read for tx in h.pending):
+            name = h.name or "blk"
+            self.fail(
+                f"{h.describe()} is accessed while a copy into it is in flight (block state "
+                f"NAW, No Access while Writing: {what} before the transfer's wait() is not a "
+                "transition)",
+                node,
+                f"call .wait() on the transfer of ttl.copy(..., {name}) first",
             )
 
     def check_one_block_held(self, dfb: dsl.DataflowBuffer, method: str, node: ast.AST) -> None:
@@ -394,8 +409,9 @@ class CallsMixin(MixinBase):
                     "shape hold both",
                 )
 
-    def release(self, h: BlockHandle, node: ast.AST, implicit: bool) -> None:
-        """Emit push/pop for ``h`` after checking the protocol."""
+    def release(self, h: BlockHandle, node: ast.AST, implicit: bool, unused: bool = False) -> None:
+        """Emit push/pop for ``h`` after checking the protocol; ``unused``: the release
+        selects its kernel (``kernel=``), so the block may have no other use."""
         if not implicit and h.with_line is not None:
             self.fail(
                 f"{h.describe()} is released twice: 'with' on line {h.with_line} already "
@@ -419,7 +435,7 @@ class CallsMixin(MixinBase):
                 node,
                 "call .wait() on the transfer returned by ttl.copy before releasing the block",
             )
-        if h.acquire == "reserve" and not h.written:
+        if h.acquire == "reserve" and not h.written and not unused:
             name = h.name or "blk"
             self.fail(
                 f"{h.describe()} is pushed without being written (block state MW, Must be "
@@ -461,6 +477,7 @@ class CallsMixin(MixinBase):
                 f"store an initial value first, e.g. {h.name or 'blk'}.store(ttl.block.fill("
                 f"0.0, shape={bx._fmt(h.dfb.shape)}))",
             )
+        self.check_not_writing(h, node, "store")
         expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
         self.store_expr(h, expr, acc, node)
 

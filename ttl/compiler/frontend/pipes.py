@@ -193,6 +193,7 @@ class PipesMixin(MixinBase):
                 "copy a block acquired from a DFB: ttl.copy(blk, pipe) or ttl.copy(pipe, blk)",
             )
         self.check_live(blk, node)
+        self.check_not_writing(blk, node, "a pipe copy " + ("from" if sending else "into") + " it")
         if not sending and blk.acquire != "reserve":
             self.fail(
                 f"cannot copy into {blk.describe()}: it was acquired with wait() "

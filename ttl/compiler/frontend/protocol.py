@@ -108,6 +108,8 @@ class KernelCompilerProtocol(Protocol):
 
     def check_live(self, h: BlockHandle, node: ast.AST) -> None: ...  # CallsMixin
 
+    def check_not_writing(self, h: BlockHandle, node: ast.AST, what: str) -> None: ...  # CallsMixin
+
     def store_expr(
         self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST
     ) -> None: ...  # CallsMixin

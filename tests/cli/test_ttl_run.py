@@ -265,7 +265,9 @@ def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
     code, _, err = ttl_run(prog)
     assert code == 1 and "Traceback" not in err
     assert err.startswith(f"ttl run: {prog}: DeadlockError: deadlock:")
-    assert "kernel 'read': blocked in cb_reserve_back(DFB 0" in err
+    assert "kernel 'read': blocked in cb_reserve_back(DFB 0, 1 page) of 'a_dfb' at" in err
+    assert "kernel 'compute': blocked in cb_wait_front(DFB 1, 1 page) of 'b_dfb' at" in err
+    assert "Check that every DFB page reserved/pushed" in err
     # The TT-Lang line first, then the generated C++ it came from.
     assert re.search(r"at deadlock\.py:22 \(kernels/read\.cpp:\d+, pc 0x[0-9a-f]+\)", err), err
 

@@ -156,3 +156,20 @@ def test_a_barrier_never_released_is_a_deadlock_naming_the_semaphore(tmp_path):
     assert "value 2) at stuck.py:13 (kernels/dm.cpp:" in text
     assert "semaphore 'ready' (index 0): current value 0" in text
     assert "node (0,0) dm0 kernel 'dm': finished" in text
+    assert "Check that every semaphore or pipe a kernel waits on is set or sent" in text
+    assert "DFB page" not in text  # no kernel waits on a DFB
+
+
+def test_a_full_grid_deadlock_lists_the_blocked_kernels_and_counts_the_finished(tmp_path):
+    """64 nodes, one stuck: its kernel comes first and the 63 finished ones are one line."""
+    path = tmp_path / "stuck.py"
+    path.write_text(STUCK.replace("grid=(2, 1)", "grid=(8, 8)"))
+    op = load_operation(str(path), "op")
+    x = np.ones((32, 32), ml_dtypes.bfloat16)
+    y = np.zeros((32, 32 * 64), ml_dtypes.bfloat16)
+    with pytest.raises(DeadlockError) as info:
+        jit.run_operation(op, x, y)
+    lines = str(info.value).splitlines()
+    assert "kernel 'dm': blocked in noc_semaphore_wait_min(" in lines[1]
+    assert "  (63 other kernels finished)" in lines
+    assert not any(line.endswith(": finished") for line in lines)

@@ -135,6 +135,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             int(d["pages_per_block"]),
             int(d["block_count"]),
             d["data_format"],
+            str(d.get("name", "")),
         )
         for d in m["dfbs"]
     ]

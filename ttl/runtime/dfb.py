@@ -27,6 +27,7 @@ class DFBConfig:
     pages_per_block: int
     block_count: int
     data_format: str = "bf16"
+    name: str = ""  # the TT-Lang name (manifest), for reports
 
     @property
     def num_pages(self) -> int:
@@ -48,6 +49,7 @@ class DFBState:
         start = (memmap.DFB_TABLE_OFFSET // 4) + index * memmap.DFB_WORDS
         self.index = index
         self.words = regs32[start : start + memmap.DFB_WORDS]
+        self.name = ""  # of the configured DFB, for reports
 
     def configure(self, cfg: DFBConfig, base: int) -> None:
         w = self.words
@@ -60,6 +62,7 @@ class DFBState:
         w[memmap.DFB_WR_PTR] = base
         w[memmap.DFB_RD_PTR] = base
         w[memmap.DFB_CONFIGURED] = 1
+        self.name = cfg.name
 
     @property
     def configured(self) -> bool:

@@ -36,7 +36,7 @@ from ttl.runtime.errors import (
 )
 from ttl.runtime.signposts import HartZones
 from ttl.runtime.timeline import NocTransfer, transfer
-from ttl.runtime.waits import Wait, predicate
+from ttl.runtime.waits import DFB_WAITS, Wait, predicate
 from ttl.runtime.watchdog import watchdog
 
 # Page faults: (cause, whether the page is mapped) -> what the access was.
@@ -298,7 +298,8 @@ class Hart:
         if self.budget_used > self.budget and self.state is not HartState.DONE:
             raise RunawayKernelError(
                 f"executed more than {self.budget} instructions without finishing (a runaway "
-                "loop?); pass a larger instruction_budget to Device if the kernel needs it"
+                "loop?); if the kernel needs more, call the operation with "
+                "device=ttl.runtime.Device(target, grid, instruction_budget=N)"
                 + self.debug_context(),
                 self.context(self.pc),
             )
@@ -598,7 +599,14 @@ class Hart:
         if w is None:
             return "nothing"
         where = self.image.describe_location(w.site - 4)
-        return f"{w.describe()} at {where}\n      {w.state(self.node)}"
+        return f"{w.describe()}{self._dfb_name(w)} at {where}\n      {w.state(self.node)}"
+
+    def _dfb_name(self, w: Wait) -> str:
+        """`` of 'y_dfb'`` for a wait on a named DFB ('' otherwise)."""
+        if w.kind not in DFB_WAITS or not 0 <= w.a < len(self.node.dfbs):
+            return ""
+        name = self.node.dfbs[w.a].name
+        return f" of '{name}'" if name else ""
 
     def debug_context(self) -> str:
         """The open signposts and the last lines printed, for error reports ('' if none)."""

@@ -9,6 +9,7 @@ from ttl.runtime.errors import DeadlockError, LivelockError
 from ttl.runtime.hart import Hart, HartState
 from ttl.runtime.signposts import SignpostStats, Zone
 from ttl.runtime.timeline import DfbCount, NocTransfer
+from ttl.runtime.waits import DFB_WAITS
 
 
 @dataclass
@@ -268,25 +269,41 @@ def _livelock(harts: list[Hart], idle: int) -> LivelockError:
         f"livelock: the kernels executed {idle} instructions without any progress (no "
         "DFB page, semaphore, NOC transfer or tile operation changed)\n"
         + "\n".join(sites)
-        + "\nA kernel is spinning on a condition no other kernel will change; pass a larger "
-        "livelock_budget to Device if it really computes that long without moving data."
+        + "\nA kernel is spinning on a condition no other kernel will change. If it really "
+        "computes that long without moving data, call the operation with "
+        "device=ttl.runtime.Device(target, grid, livelock_budget=None) (or a larger budget)."
     )
     return LivelockError(report, sites)
 
 
+_FINISHED_LISTED = 8  # more finished kernels than this are summed up in one line
+
+
 def _deadlock(harts: list[Hart]) -> DeadlockError:
-    waits = []
+    blocked, finished = [], []
     for h in harts:
         x, y = h.node.coord
         head = f"  node ({x},{y}) {h.slot} kernel '{h.kernel}': "
         if h.state is HartState.DONE:
-            waits.append(head + "finished")
+            finished.append(head + "finished")
         else:
-            waits.append(head + "blocked in " + h.describe_wait() + h.debug_context())
+            blocked.append(head + "blocked in " + h.describe_wait() + h.debug_context())
+    waits = blocked + finished
+    shown = blocked + (
+        finished
+        if len(finished) <= _FINISHED_LISTED
+        else [f"  ({len(finished)} other kernels finished)"]
+    )
+    on_dfbs = any(h.wait is not None and h.wait.kind in DFB_WAITS for h in harts)
     report = (
         "deadlock: every unfinished kernel is blocked and no state can change\n"
-        + "\n".join(waits)
-        + "\nCheck that every DFB page reserved/pushed by a producer is waited/popped "
-        "by its consumer in the same order and count."
+        + "\n".join(shown)
+        + (
+            "\nCheck that every DFB page reserved/pushed by a producer is waited/popped "
+            "by its consumer in the same order and count."
+            if on_dfbs
+            else "\nCheck that every semaphore or pipe a kernel waits on is set or sent by "
+            "another kernel (on the node and in the order it expects)."
+        )
     )
     return DeadlockError(report, waits)

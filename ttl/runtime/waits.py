@@ -17,7 +17,7 @@ WAIT_NAMES = {
     memmap.WAIT_SEM_GE: "noc_semaphore_wait_min",
 }
 
-_DFB_WAITS = (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT)
+DFB_WAITS = (memmap.WAIT_RESERVE_BACK, memmap.WAIT_FRONT)  # kinds whose `a` is a DFB index
 _SEM_WAITS = (memmap.WAIT_SEM_EQ, memmap.WAIT_SEM_GE)
 
 
@@ -33,13 +33,13 @@ class Wait:
     def describe(self) -> str:
         """The call, e.g. 'cb_wait_front(DFB 0, 1 page)'."""
         name = WAIT_NAMES.get(self.kind, f"wait {self.kind}")
-        if self.kind in _DFB_WAITS:
+        if self.kind in DFB_WAITS:
             return f"{name}(DFB {self.a}, {self.b} page{'s' if self.b != 1 else ''})"
         return f"{name}(semaphore at {self.a:#x}, value {self.b})"
 
     def state(self, node) -> str:
         """The state the wait depends on: DFB counters or the semaphore's value."""
-        if self.kind in _DFB_WAITS:
+        if self.kind in DFB_WAITS:
             return node.dfbs[self.a].describe()
         index = (self.a - memmap.NODE_REGS_BASE - memmap.SEM_OFFSET) // 4
         names = node.semaphore_names
@@ -57,7 +57,7 @@ def predicate(node, w: Wait) -> Callable[[], bool]:
     Uses the device code's own formulas. Raises DeviceFault (at the call site)
     for a wait that can never succeed or cannot be evaluated.
     """
-    if w.kind in _DFB_WAITS:
+    if w.kind in DFB_WAITS:
         dfb = node.dfbs[w.a]
         cap, n = dfb.capacity, w.b
         words = memoryview(dfb.words)  # int reads far cheaper than NumPy scalar indexing

@@ -126,6 +126,11 @@ def test_unary_functions_chain_in_one_expression(compile_source, target: str):
 BAD = [
     ("ttl.math.expp(a_blk)", "ttl.math has no function 'expp'", "did you mean ttl.math.exp"),
     ("ttl.math.sigmod(a_blk)", "no function 'sigmod'", "ttl.math.sigmoid"),
+    (  # tt-lang-sim's spelling of a function only ttl.math has
+        "ttl.block.unsqueeze(a_blk, dim=0)",
+        "ttl.block has no function 'unsqueeze'",
+        "write ttl.math.unsqueeze(...)",
+    ),
     (
         "ttl.math.exp(a_blk, a_blk)",
         "ttl.math.exp() takes 1 argument but 2 were given",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import sys
 import types
 from typing import Any, NoReturn
 
@@ -148,8 +149,13 @@ def unknown_attribute(kc: KernelCompilerProtocol, module: Any, node: ast.Attribu
     public = [n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))]
     close = difflib.get_close_matches(node.attr, public, n=3, cutoff=0.6)
     label = module.__name__
+    # The same name in the sibling namespace (tt-lang-sim spells some ttl.math.* as ttl.block.*).
+    sibling = {"ttl.block": "ttl.math", "ttl.math": "ttl.block"}.get(label)
+    elsewhere = sibling is not None and callable(getattr(sys.modules.get(sibling), node.attr, None))
     hint = (
-        "did you mean " + " or ".join(f"{label}.{c}" for c in close) + "?"
+        f"write {sibling}.{node.attr}(...)"
+        if elsewhere
+        else "did you mean " + " or ".join(f"{label}.{c}" for c in close) + "?"
         if close
         else f'docs/language.md, "Block math", lists the functions of {label}'
     )

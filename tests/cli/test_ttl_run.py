@@ -215,13 +215,9 @@ def test_bad_tensor_is_a_diagnostic_at_the_call(ttl_run, tmp_path):
     assert "float64" in err and "hint:" in err
 
 
-def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
-    # Each DFB is balanced (the compiler accepts it), but the reader fills `a` twice
-    # before `b` while compute needs one of each: with one-block DFBs nothing moves.
-    prog = _program(
-        tmp_path,
-        "deadlock.py",
-        """
+# Each DFB is balanced (the compiler accepts it), but the reader fills `a` twice
+# before `b` while compute needs one of each: with one-block DFBs nothing moves.
+DEADLOCK = """
         import ml_dtypes
         import numpy as np
         import ttl
@@ -260,8 +256,11 @@ def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
 
         x = np.ones((32, 64), ml_dtypes.bfloat16)
         crossed(x, x, np.zeros_like(x))
-    """,
-    )
+    """
+
+
+def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
+    prog = _program(tmp_path, "deadlock.py", DEADLOCK)
     code, _, err = ttl_run(prog)
     assert code == 1 and "Traceback" not in err
     assert err.startswith(f"ttl run: {prog}: DeadlockError: deadlock:")
@@ -270,6 +269,19 @@ def test_deadlock_is_a_clear_message(ttl_run, tmp_path):
     assert "Check that every DFB page reserved/pushed" in err
     # The TT-Lang line first, then the generated C++ it came from.
     assert re.search(r"at deadlock\.py:22 \(kernels/read\.cpp:\d+, pc 0x[0-9a-f]+\)", err), err
+
+
+def test_a_deadlocked_call_is_in_the_profile_and_the_trace(ttl_run, tmp_path):
+    """The failed call's kernels up to the deadlock: its timeline is what debugging needs."""
+    prog = _program(tmp_path, "deadlock.py", DEADLOCK)
+    trace = tmp_path / "deadlock.json"
+    code, out, err = ttl_run("--profile", f"--trace={trace}", prog)
+    assert code == 1 and "DeadlockError" in err
+    assert re.search(r"call 1: crossed on wormhole_b0 1x1  \[.*, failed: DeadlockError\]", out), out
+    events = json.loads(trace.read_text())["traceEvents"]
+    spans = {e["name"] for e in events if e.get("cat") == "kernel"}
+    assert spans == {"compute", "read", "write"}, events[:8]
+    assert any(e.get("cat") == "dfb_wait" for e in events)  # where compute stood blocked
 
 
 def test_torch_example_passes(ttl_run):

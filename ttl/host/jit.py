@@ -37,8 +37,9 @@ from ttl.runtime.bundle import Bundle, load_bundle
 from ttl.runtime.bundle import run as run_bundle
 from ttl.runtime.debug_print import PrintSink
 from ttl.runtime.device import Device
-from ttl.runtime.errors import BundleError
+from ttl.runtime.errors import BundleError, DeviceError
 from ttl.runtime.profile import CallProfile, Profile
+from ttl.runtime.scheduler import RunReport
 from ttl.runtime.sharding import ShardLayout
 from ttl.source import source_text
 from ttl.specs import RowMajor, TensorSpec
@@ -231,22 +232,33 @@ def _run_on_device(
     # loads its shard and reads its outputs back, so nothing carries over between them.
     _check_shard_nodes(op, params, shards, bundle.grid, loc)
     dev = device or _device(bundle)
+    name = op.name if index is None else f"{op.name} (device {index})"
+
+    def record(report: RunReport, failed: str = "") -> None:
+        _PROFILE.add(
+            CallProfile.from_report(
+                operation=name,
+                target=bundle.target,
+                grid=bundle.grid,
+                cache=source,
+                compile_seconds=compile_seconds,
+                report=report,
+                failed=failed,
+            ),
+            keep=None if dev.profile or dev.trace else UNPROFILED_CALLS_KEPT,
+        )
+
     with Progress(
         f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
     ):
-        results = run_bundle(bundle, *arrays, device=dev, shards=shards)
+        try:
+            results = run_bundle(bundle, *arrays, device=dev, shards=shards)
+        except DeviceError as error:  # a deadlock's timeline is what debugging it needs
+            if error.report is not None:
+                record(error.report, type(error).__name__)
+            raise
     assert dev.last_report is not None  # every completed run leaves its report
-    _PROFILE.add(
-        CallProfile.from_report(
-            operation=op.name if index is None else f"{op.name} (device {index})",
-            target=bundle.target,
-            grid=bundle.grid,
-            cache=source,
-            compile_seconds=compile_seconds,
-            report=dev.last_report,
-        ),
-        keep=None if dev.profile or dev.trace else UNPROFILED_CALLS_KEPT,
-    )
+    record(dev.last_report)
     return results
 
 

@@ -14,7 +14,7 @@ from ttl.runtime.dfb import DFBConfig
 from ttl.runtime.dram import DRAM_BANK_BYTES, DRAM_BANKS, Dram
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.engine import Engine
-from ttl.runtime.errors import LaunchError
+from ttl.runtime.errors import DeviceError, LaunchError
 from ttl.runtime.hart import Hart
 from ttl.runtime.noc import Noc
 from ttl.runtime.node import Node
@@ -244,13 +244,30 @@ class Device:
         harts = self._make_harts(program)
         for engine in {h.engine for h in harts}:
             engine.begin_launch(self.profile or self.trace)
-        with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
-            rounds = run_harts(harts, self.quantum, self.livelock_budget)
+        try:
+            with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
+                rounds = run_harts(harts, self.quantum, self.livelock_budget)
+        except DeviceError as error:  # the kernels' state so far: the failed call's profile
+            error.report = self._report(program, harts, start, read0, written0, rounds=0)
+            raise
         for t in sharded:
             t.gather(self.nodes)
+        self.last_report = self._report(program, harts, start, read0, written0, rounds)
+        return self.last_report
+
+    def _report(
+        self,
+        program: Program,
+        harts: list[Hart],
+        start: float,
+        read0: int,
+        written0: int,
+        rounds: int,
+    ) -> RunReport:
+        """The launch's report from its harts' state and the NOC counters since it began."""
         pages = {cfg.page_size for cfg in program.dfbs}
         profiled = self.profile or self.trace
-        self.last_report = RunReport(
+        return RunReport(
             kernels=[
                 KernelStats(
                     h.kernel,
@@ -279,7 +296,6 @@ class Device:
             dfb_counts=[c for n in self.nodes.values() for c in n.dfb_counts or ()],
             noc_traffic=dict(sorted(self.noc.per_node.items())),
         )
-        return self.last_report
 
     def _place_dfbs(self, dfbs: list[DFBConfig]) -> tuple[dict[int, int], int]:
         """Checks the DFB table and assigns each DFB an L1 address; returns them and

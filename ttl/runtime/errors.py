@@ -8,10 +8,18 @@ do about it. Internal Unicorn exceptions never escape.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class DeviceError(Exception):
-    """Base class of all ttl.runtime errors."""
+    """Base class of all ttl.runtime errors.
+
+    ``report``: when a launch fails while its kernels run (deadlock, livelock,
+    fault, runaway), the launch's ``RunReport`` up to that point, so the call
+    can still be profiled and traced; None otherwise.
+    """
+
+    report: Any = None
 
 
 class LaunchError(DeviceError):

@@ -48,6 +48,7 @@ class CallProfile:
     dfb_counts: list[DfbCount] = field(default_factory=list)  # traced calls only
     # Per node, keyed "x,y" (JSON keys are strings): the NOC requests it issued (noc.NodeTraffic).
     noc_traffic: dict[str, Any] = field(default_factory=dict)
+    failed: str = ""  # the error that ended the call (e.g. "DeadlockError"); "" if it completed
 
     @classmethod
     def from_report(
@@ -59,8 +60,10 @@ class CallProfile:
         cache: str,
         compile_seconds: float,
         report: RunReport,
+        failed: str = "",
     ) -> CallProfile:
-        """Builds the profile of a call from its launch's report."""
+        """Builds the profile of a call from its launch's report (``failed``: the error
+        that ended it, the report then holds the kernels' state at that point)."""
         return cls(
             operation,
             target,
@@ -76,6 +79,7 @@ class CallProfile:
             list(report.kernels),
             list(report.dfb_counts),
             {f"{x},{y}": t for (x, y), t in report.noc_traffic.items()},
+            failed,
         )
 
 
@@ -112,7 +116,7 @@ class Profile:
             out.append(
                 f"call {i}: {c.operation} on {c.target} {c.grid[0]}x{c.grid[1]}  "
                 f"[{c.cache}{f', compile {c.compile_seconds:.2f} s' if c.compile_seconds else ''}"
-                f", run {c.run_seconds:.3f} s]"
+                f", run {c.run_seconds:.3f} s{f', failed: {c.failed}' if c.failed else ''}]"
             )
             out.append(
                 f"  tiles moved {tiles}  (NOC {c.noc_bytes_read} B read, "

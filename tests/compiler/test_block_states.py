@@ -166,6 +166,49 @@ def test_access_while_a_copy_into_the_block_is_in_flight_is_naw(compile_error, a
     assert "call .wait() on the transfer of ttl.copy(..., a_blk) first" in err.hint
 
 
+@pytest.mark.parametrize(
+    ("compute", "read", "what"),
+    [
+        (
+            """\
+        with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+            y_blk.store(a_blk)
+            y_blk.store(a_blk * 2.0)  # ERROR
+""",
+            READ_OK,
+            "a store after a write",
+        ),
+        (
+            COMPUTE_OK,
+            """\
+        with a_dfb.reserve() as a_blk:
+            ttl.copy(a[0, 0], a_blk).wait()
+            ttl.copy(a[0, 0], a_blk).wait()  # ERROR
+""",
+            "a copy into it after a write",
+        ),
+    ],
+    ids=["store twice", "copy into twice"],
+)
+def test_a_block_written_again_before_it_is_read_is_mr(compile_error, compute, read, what):
+    """Spec state MR (Must be Read): the first write would be lost; tt-lang-sim rejects it."""
+    err = compile_error(_src(compute, read), "op", SPECS)
+    assert "is written again before it is read (block state MR" in err.message
+    assert what in err.message
+
+
+def test_writes_on_separate_branches_or_after_a_read_compile(compile_source):
+    compute = """\
+        with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+            if ttl.node(dims=1) == 0:
+                y_blk.store(a_blk)
+            else:
+                y_blk.store(a_blk * 2.0)
+            y_blk.store(y_blk + a_blk)
+"""
+    compile_source(_src(compute), "op", SPECS)
+
+
 def test_ror_release_while_reading(compile_error):
     src = _src().replace(
         """        with y_dfb.wait() as y_blk:

@@ -150,7 +150,7 @@ ERRORS = [
     ("print(a, num_pages=ttl.node(dims=1))  # ERROR", "num_pages must be a compile-time integer"),
     ("print(1, sep=2)  # ERROR", "sep= must be a constant string"),
     ("print(*[1])  # ERROR", "print(*args) is not supported"),
-    ("print(ttl.copy(a[0, 0], blk))  # ERROR", "print() cannot print a transfer"),
+    ("print(ttl.copy(blk, y[0, 0]))  # ERROR", "print() cannot print a transfer"),
     ("ttl.signpost('x')  # ERROR", "ttl.signpost() can only be used as a 'with' statement"),
     ("with ttl.signpost(3):  # ERROR\n    pass", "ttl.signpost() name must be a constant string"),
     ("with ttl.signpost():  # ERROR\n    pass", "ttl.signpost() takes one argument"),

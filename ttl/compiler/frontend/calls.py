@@ -223,7 +223,10 @@ class CallsMixin(MixinBase):
         cop = self.emit(d.CopyOp(a_, b_))
         tx = TransferHandle(cop.results[0], is_read, blk)
         blk.pending.append(tx)
-        blk.written |= is_read
+        if is_read:
+            self.note_write(blk, node, "a copy into it")
+        else:
+            blk.unread = False
         return tx
 
     def call_unary(self, name: str, node: ast.Call) -> bx.Expr:
@@ -379,6 +382,18 @@ class CallsMixin(MixinBase):
                 f"use the block before {h.release_name}(), or acquire a new one",
             )
 
+    def note_write(self, h: BlockHandle, node: ast.AST, what: str) -> None:
+        """``what`` writes ``h``: not again before it is read (spec state MR)."""
+        if h.unread and not h.accumulator:
+            self.fail(
+                f"{h.describe()} is written again before it is read (block state MR, Must be "
+                f"Read: {what} after a write is not a transition)",
+                node,
+                f"read it first (block math, or ttl.copy({h.name or 'blk'}, ...)), or write "
+                "it once",
+            )
+        h.written = h.unread = True
+
     def check_not_writing(self, h: BlockHandle, node: ast.AST, what: str) -> None:
         """No access to a block while a copy into it is in flight (spec state NAW)."""
         if any(tx.is_read for tx in h.pending):
@@ -506,7 +521,11 @@ class CallsMixin(MixinBase):
                 node,
                 "split the expression: store part of it into an intermediate DFB block",
             )
-        h.stored = h.written = True
+        if acc:  # adds to the tiles: a read and a write
+            h.written = h.unread = True
+        else:
+            self.note_write(h, node, "a store")
+        h.stored = True
 
     # ------------------------------------------------------------ slices
     def tensor_slice(self, t: dsl.TensorArg, node: ast.Subscript) -> SliceVal:

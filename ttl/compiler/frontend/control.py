@@ -34,8 +34,8 @@ class ControlFlowMixin(MixinBase):
     """Statement visitors for structured control flow (mixed into KernelCompiler)."""
 
     # ------------------------------------------------------------ control flow
-    def _snapshot_handles(self) -> list[tuple[BlockHandle, int | None, bool]]:
-        return [(h, h.released_line, h.stored) for h in self.handles]
+    def _snapshot_handles(self) -> list[tuple[BlockHandle, int | None, bool, bool]]:
+        return [(h, h.released_line, h.stored, h.unread) for h in self.handles]
 
     def _check_region_releases(self, start: int, node: ast.AST, region: str) -> None:
         for h in self.handles[start:]:
@@ -222,8 +222,8 @@ class ControlFlowMixin(MixinBase):
 
         def run(stmts: list[ast.stmt]) -> tuple[Block, dict[str, Any], list[Any]]:
             self.vars = dict(before_vars)
-            for h, rel, stored in before_handles:
-                h.released_line, h.stored = rel, stored
+            for h, rel, stored, unread in before_handles:
+                h.released_line, h.stored, h.unread = rel, stored, unread
             blk = Block()
             self.blocks.append(blk)
             start = len(self.handles)
@@ -231,11 +231,14 @@ class ControlFlowMixin(MixinBase):
             self.stmt = node
             self._check_region_releases(start, node, "an if branch")
             self.blocks.pop()
-            return blk, self.vars, [h.released_line for h, _, _ in before_handles]
+            return blk, self.vars, [h.released_line for h, _, _, _ in before_handles]
 
         then_blk, then_vars, then_rel = run(node.body)
+        then_unread = [h.unread for h, _, _, _ in before_handles]
         else_blk, else_vars, else_rel = run(node.orelse)
-        for (h, _, _), a, b in zip(before_handles, then_rel, else_rel, strict=True):
+        for (h, _, _, _), unread in zip(before_handles, then_unread, strict=True):
+            h.unread = h.unread and unread  # written and unread on every path (state MR)
+        for (h, _, _, _), a, b in zip(before_handles, then_rel, else_rel, strict=True):
             if (a is None) != (b is None):
                 self.fail(
                     f"{h.describe()} is released on only one branch of this if",

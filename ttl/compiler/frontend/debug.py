@@ -128,6 +128,7 @@ class DebugMixin(MixinBase):
         if isinstance(v, BlockHandle):
             self.check_live(v, node)
             self.check_not_writing(v, node, "print()")
+            v.unread = False
             return v.value
         return self.ref(v, node)
 

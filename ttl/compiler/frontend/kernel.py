@@ -614,6 +614,7 @@ class KernelCompiler(
         if isinstance(v, BlockHandle):
             self.check_live(v, node)
             self.check_not_writing(v, node, "a read")
+            v.unread = False
             if v.acquire == "reserve" and not v.stored:
                 self.fail(
                     f"{v.describe()} was acquired with reserve() and cannot be read before it "

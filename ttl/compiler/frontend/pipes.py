@@ -222,7 +222,10 @@ class PipesMixin(MixinBase):
         )
         tx = TransferHandle(op.results[0], not sending, blk)
         blk.pending.append(tx)
-        blk.written |= not sending
+        if sending:
+            blk.unread = False
+        else:
+            self.note_write(blk, node, "a pipe copy into it")
         return tx
 
 

@@ -110,6 +110,8 @@ class KernelCompilerProtocol(Protocol):
 
     def check_not_writing(self, h: BlockHandle, node: ast.AST, what: str) -> None: ...  # CallsMixin
 
+    def note_write(self, h: BlockHandle, node: ast.AST, what: str) -> None: ...  # CallsMixin
+
     def store_expr(
         self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST
     ) -> None: ...  # CallsMixin

@@ -110,6 +110,7 @@ class BlockHandle:
     # Stored or copied into on some path (state MW left): a reserved block pushed
     # without it is an error. Not reset per branch, unlike ``stored``.
     written: bool = False
+    unread: bool = False  # written and not read since (state MR): writing again is an error
     pending: list[TransferHandle] = field(default_factory=list)
     accumulator: bool = False  # a compiler-made block holding a `+=` accumulator
 

@@ -288,15 +288,27 @@ class Coprocessor:
         that may not execute at once or holds an invalid command is resolved
         command by command (``_compile_each``)."""
         matmuls = words[start * _WORDS] == memmap.COP_MATMUL
-        entry = None
-        with suppress(DeviceFault):  # some command is invalid: _compile_each finds it
-            entry = (self._matmul_group if matmuls else self._linear_run)(words, start, count)
-        if entry is None:
-            entry = (partial(_in_order, self._compile_each(words, start, count)), 0)
+        entry = self._or_each(
+            self._matmul_group if matmuls else self._linear_run, words, start, count
+        )
         if len(self._runs) >= self.MAX_COMPILED:
             self._runs.clear()
         self._runs[key] = entry
         return entry
+
+    def _or_each(
+        self,
+        resolve: Callable[[list[int], int, int], tuple[Callable[[], object], int] | None],
+        words: list[int],
+        start: int,
+        count: int,
+    ) -> tuple[Callable[[], object], int]:
+        """``resolve``'s callable for the run, or, if it declines (None) or a command is
+        invalid, the commands resolved one by one (``_compile_each`` finds the fault)."""
+        entry = None
+        with suppress(DeviceFault):
+            entry = resolve(words, start, count)
+        return entry or (partial(_in_order, self._compile_each(words, start, count)), 0)
 
     def _linear_run(
         self, words: list[int], start: int, count: int
@@ -598,10 +610,7 @@ class Coprocessor:
                 cmd = tuple(words[at : at + _WORDS])
                 parts.append(self._compiled.get(cmd) or self._compile(cmd))
                 continue
-            run, vectorized = self._linear_run(words, start + first, n) or (
-                partial(_in_order, self._compile_each(words, start + first, n)),
-                0,
-            )
+            run, vectorized = self._or_each(self._linear_run, words, start + first, n)
             parts.append(run)
             batched += vectorized
         return partial(_in_order, tuple(parts)), batched

@@ -82,6 +82,17 @@ def test_malformed_tolerance_fails_at_analysis_naming_the_test(bazel):
     )
 
 
+def test_tiled_spec_of_partial_tiles_fails_at_analysis(bazel):
+    err = build_fails(bazel, "//tests/rules/bad:partial_tile_spec")
+    assert (
+        "malformed tensor spec `a=bf16[60,64]` in `args` of //tests/rules/bad:partial_tile_spec"
+        in err
+    )
+    assert "the two innermost dimensions of a tiled tensor must be multiples of 32" in err
+    assert "or write `:row_major`" in err
+    assert "Analysis of target" in err
+
+
 def test_negative_seed_fails_at_analysis_naming_the_test(bazel):
     err = build_fails(bazel, "//tests/rules/bad:negative_seed_test")
     assert "attribute `seed` of ttl_operation_test //tests/rules/bad:negative_seed_test" in err

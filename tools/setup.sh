@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Installs everything ttl-bazel needs on Debian 12 (idempotent):
+# Installs everything ttl-bazel needs on Debian 12 (idempotent), from Debian's
+# archive, PyPI and the npm registry alone:
 #   Debian packages: Bazel 4.2.3 (bazel-bootstrap) with Debian's rules_java and
 #   platforms, the RISC-V GCC for device kernels, nginx (remote-cache tests),
 #   Python 3 with venv, Node.js and npm (when node or npm is missing); then the
 #   Python environment .venv from requirements.lock (the package and the dev
-#   tools) and requirements-test.lock (torch, for the tests that need it); the
-#   reference simulator's environment .venv-sim from requirements-sim.lock
-#   (tt-lang-sim and torch, for the differential tests); BuildGrid's environment
-#   .venv-buildgrid from requirements-buildgrid.lock (the gRPC remote-cache test); and
-#   the pinned npm dev tools (buildifier) into node_modules with `npm ci`.
+#   tools) and the test lock (torch and hypothesis, for the tests); the
+#   reference simulator's environment .venv-sim from the sim lock (tt-lang-sim
+#   and torch, for the differential tests); BuildGrid's environment
+#   .venv-buildgrid from requirements-buildgrid.lock (the gRPC remote-cache
+#   test); and the pinned npm dev tools (buildifier) into node_modules (npm ci).
+# torch: each of the test and sim groups has two hash-locked files. Where pip
+# can find PyTorch's CPU build (torch==2.13.0+cpu: a wheel in pip's configured
+# find-links or indexes, or the index named by TTL_TORCH_INDEX_URL, for instance
+# https://download.pytorch.org/whl/cpu), setup installs requirements-<group>-cpu.lock
+# (no CUDA libraries); otherwise requirements-<group>.lock, PyPI's torch 2.13.0
+# with its CUDA libraries (about 2.6 GB to download; the tests run on the CPU).
+# TTL_TORCH=cpu or TTL_TORCH=pypi forces one of the two.
 # Works as root or as a user with sudo. On another OS it prints what to install.
 set -euo pipefail
 
@@ -39,8 +47,8 @@ Install the equivalents yourself, then run the README's commands:
       .venv/bin/pip install --require-hashes -r requirements.lock
       .venv/bin/pip install --require-hashes -r requirements-test.lock
       .venv/bin/pip install --no-deps --no-build-isolation -e .
-    (requirements-test.lock holds torch's CPU build for Linux x86_64: elsewhere,
-    install torch==2.13.0 for your platform instead)
+    (requirements-test.lock pins torch 2.13.0 for Linux x86_64, CPython 3.11;
+    elsewhere install torch==2.13.0 and hypothesis==6.170.17 for your platform)
       python3 -m venv .venv-sim
       .venv-sim/bin/pip install --require-hashes -r requirements-sim.lock
     (the reference simulator tt-lang-sim, for tests/differential; same torch note)
@@ -95,25 +103,104 @@ install_debian_packages() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# Chooses, once per run, which torch build this machine installs (TORCH_BUILD):
+# PyTorch's CPU build (the requirements-<group>-cpu.lock files) when pip finds
+# torch==2.13.0+cpu with its locked hash, else PyPI's (requirements-<group>.lock).
+# TTL_TORCH (cpu or pypi) skips the probe.
+TORCH_BUILD=""
+choose_torch_build() {
+  [[ -n "$TORCH_BUILD" ]] && return
+  case "${TTL_TORCH:-auto}" in
+    cpu | pypi) TORCH_BUILD="$TTL_TORCH" ;;
+    auto)
+      if cpu_torch_at_hand; then TORCH_BUILD=cpu; else TORCH_BUILD=pypi; fi
+      ;;
+    *)
+      echo "tools/setup.sh: TTL_TORCH=${TTL_TORCH} is not one of cpu, pypi or auto" >&2
+      exit 1
+      ;;
+  esac
+  if [[ "$TORCH_BUILD" == cpu ]]; then
+    echo "setup: torch: PyTorch's CPU build (torch==2.13.0+cpu)"
+  else
+    echo "setup: torch: PyPI's torch 2.13.0 (with its CUDA libraries, about 2.6 GB;" \
+      "TTL_TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu selects the CPU build)"
+  fi
+}
+
+# The lock of GROUP (test or sim) for the chosen torch build.
+torch_lock() {
+  if [[ "$TORCH_BUILD" == cpu ]]; then
+    echo "requirements-$1-cpu.lock"
+  else
+    echo "requirements-$1.lock"
+  fi
+}
+
+# Succeeds when pip, with its configuration and TTL_TORCH_INDEX_URL, finds the
+# wheel that requirements-test-cpu.lock pins for torch, with a matching hash.
+cpu_torch_at_hand() {
+  local probe
+  probe="$(mktemp -d)"
+  # The torch entry of the CPU lock: its line and the continuation lines after it.
+  awk '/^torch==/ {on = 1} on {print} on && !/\\$/ {exit}' \
+    "$ROOT/requirements-test-cpu.lock" >"$probe/torch.txt"
+  local found=0
+  if /usr/bin/python3 -m pip download --quiet --disable-pip-version-check --no-deps \
+    --retries 1 --timeout 20 --require-hashes --dest "$probe/wheel" \
+    "${TORCH_INDEX_ARGS[@]}" -r "$probe/torch.txt" >/dev/null 2>&1; then
+    found=1
+  fi
+  rm -rf "$probe"
+  [[ "$found" -eq 1 ]]
+}
+
+TORCH_INDEX_ARGS=()
+if [[ -n "${TTL_TORCH_INDEX_URL:-}" ]]; then
+  TORCH_INDEX_ARGS=(--extra-index-url "$TTL_TORCH_INDEX_URL")
+fi
+
+# True when VENV's stamp records one of the two locks of GROUP (with the files in
+# EXTRA...), so an installed environment is kept without probing for torch.
+venv_current() {
+  local venv="$1" group="$2"
+  shift 2
+  local lock
+  [[ -x "$venv/bin/python" && -f "$venv/.setup.sha256" ]] || return 1
+  for lock in "requirements-$group-cpu.lock" "requirements-$group.lock"; do
+    if [[ "$(cat "$venv/.setup.sha256")" == "$(lock_stamp "$lock" "$@")" ]]; then
+      return 0
+    fi
+  done
+  return 1
+}
+
+# The stamp of an environment made from LOCK and FILES...: their names and contents.
+lock_stamp() {
+  local file
+  for file in "$@"; do
+    echo "$file $(sha256sum "$ROOT/$file" | cut -d' ' -f1)"
+  done | sha256sum | cut -d' ' -f1
+}
+
 install_python_environment() {
   local venv="$ROOT/.venv"
-  local stamp="$venv/.requirements.lock.sha256"
-  local want
-  want="$(sha256sum "$ROOT/requirements.lock" "$ROOT/requirements-test.lock" "$ROOT/pyproject.toml" |
-    sha256sum | cut -d' ' -f1)"
-  if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-    echo "setup: .venv up to date with requirements.lock and requirements-test.lock"
+  if venv_current "$venv" test requirements.lock pyproject.toml; then
+    echo "setup: .venv up to date with requirements.lock and the test lock"
     return
   fi
-  echo "setup: creating .venv from requirements.lock and requirements-test.lock"
+  choose_torch_build
+  local test_lock
+  test_lock="$(torch_lock test)"
+  echo "setup: creating .venv from requirements.lock and $test_lock"
   /usr/bin/python3 -m venv --clear "$venv"
   local pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
   "${pip[@]}" --require-hashes -r "$ROOT/requirements.lock"
-  # torch (CPU build) for the tests that need it; kept out of requirements.lock,
-  # from which Bazel builds its own, smaller Python environment.
-  "${pip[@]}" --require-hashes -r "$ROOT/requirements-test.lock"
+  # torch and hypothesis for the tests; kept out of requirements.lock, from which
+  # Bazel builds its own, smaller Python environment.
+  "${pip[@]}" --require-hashes "${TORCH_INDEX_ARGS[@]}" -r "$ROOT/$test_lock"
   "${pip[@]}" --no-deps --no-build-isolation -e "$ROOT"
-  echo "$want" >"$stamp"
+  lock_stamp "$test_lock" requirements.lock pyproject.toml >"$venv/.setup.sha256"
 }
 
 # A tool's own venv, $ROOT/VENV, from the hash-locked LOCK, rebuilt only when
@@ -140,7 +227,19 @@ install_locked_venv() {
 # The reference simulator tt-lang-sim (with torch), .venv-sim: the differential
 # tests (tests/differential) and the benchmarks run programs under it.
 install_sim_environment() {
-  install_locked_venv .venv-sim requirements-sim.lock python
+  local venv="$ROOT/.venv-sim"
+  if venv_current "$venv" sim; then
+    echo "setup: .venv-sim up to date with the sim lock"
+    return
+  fi
+  choose_torch_build
+  local sim_lock
+  sim_lock="$(torch_lock sim)"
+  echo "setup: creating .venv-sim from $sim_lock"
+  /usr/bin/python3 -m venv --clear "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
+    "${TORCH_INDEX_ARGS[@]}" -r "$ROOT/$sim_lock"
+  lock_stamp "$sim_lock" >"$venv/.setup.sha256"
 }
 
 # BuildGrid 0.4.4 (a REAPI server: the gRPC remote-cache test runs `bgd server

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every check and every test: the code checks (ruff, mypy, import-linter,
-# buildifier), the Bazel suites (offline) and the pytest suites in .venv.
+# buildifier, the locks against PyPI), the Bazel suites (offline) and the pytest suites in .venv.
 # Run tools/setup.sh once first. Arguments are passed to `bazel test`.
 # Every step runs even when an earlier check failed; the exit status is
 # non-zero if any step failed.
@@ -49,6 +49,8 @@ check "ruff format --check" .venv/bin/ruff format --check .
 check "mypy" .venv/bin/mypy
 check "lint-imports" .venv/bin/lint-imports
 check "buildifier" buildifier_check
+# Every hash-locked requirement installs from PyPI alone (asks PyPI; no pip config).
+check "locks install from PyPI" .venv/bin/python tools/check_locks.py
 
 echo "== bazel test //..."
 if ! bazel test //... "$@"; then

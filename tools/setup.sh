@@ -137,8 +137,8 @@ torch_lock() {
   fi
 }
 
-# Succeeds when pip, with its configuration and TTL_TORCH_INDEX_URL, finds the
-# wheel that requirements-test-cpu.lock pins for torch, with a matching hash.
+# Succeeds when pip (.venv's, with pip's configuration and TTL_TORCH_INDEX_URL)
+# finds the wheel that requirements-test-cpu.lock pins for torch, with its hash.
 cpu_torch_at_hand() {
   local probe
   probe="$(mktemp -d)"
@@ -146,7 +146,8 @@ cpu_torch_at_hand() {
   awk '/^torch==/ {on = 1} on {print} on && !/\\$/ {exit}' \
     "$ROOT/requirements-test-cpu.lock" >"$probe/torch.txt"
   local found=0
-  if /usr/bin/python3 -m pip download --quiet --disable-pip-version-check --no-deps \
+  # .venv's pip: Debian's python3 may have no pip module (python3-pip is not needed).
+  if "$ROOT/.venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
     --retries 1 --timeout 20 --require-hashes --dest "$probe/wheel" \
     "${TORCH_INDEX_ARGS[@]}" -r "$probe/torch.txt" >/dev/null 2>&1; then
     found=1
@@ -189,11 +190,11 @@ install_python_environment() {
     echo "setup: .venv up to date with requirements.lock and the test lock"
     return
   fi
-  choose_torch_build
+  /usr/bin/python3 -m venv --clear "$venv"
+  choose_torch_build # probes with .venv's pip
   local test_lock
   test_lock="$(torch_lock test)"
   echo "setup: creating .venv from requirements.lock and $test_lock"
-  /usr/bin/python3 -m venv --clear "$venv"
   local pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
   "${pip[@]}" --require-hashes -r "$ROOT/requirements.lock"
   # torch and hypothesis for the tests; kept out of requirements.lock, from which
@@ -261,10 +262,17 @@ install_node_tools() {
   echo "$want" >"$stamp"
 }
 
-check_os
-install_debian_packages
-install_python_environment
-install_sim_environment
-install_buildgrid_environment
-install_node_tools
-echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"
+main() {
+  check_os
+  install_debian_packages
+  install_python_environment
+  install_sim_environment
+  install_buildgrid_environment
+  install_node_tools
+  echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"
+}
+
+# Sourced (tests/install), it only defines the functions.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main
+fi

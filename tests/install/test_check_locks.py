@@ -74,9 +74,7 @@ def test_the_cli_names_the_failing_line_and_exits_1(tmp_path: Path) -> None:
 def test_a_hash_pypi_does_not_serve_fails(tmp_path: Path, pypi: object) -> None:
     lock = _lock(tmp_path, "requirements.lock", SIX.replace("8abb2f1d", "0000000d"))
     (problem,) = check_locks.check_locks([lock], pypi)
-    assert problem == (
-        "requirements.lock:1: none of PyPI's files of six==1.16.0 has a locked hash"
-    )
+    assert problem == ("requirements.lock:1: none of PyPI's files of six==1.16.0 has a locked hash")
 
 
 def test_an_unknown_version_fails(tmp_path: Path, pypi: object) -> None:
@@ -93,9 +91,7 @@ def test_a_cpu_lock_needs_its_pypi_fallback(tmp_path: Path, pypi: object) -> Non
     ]
 
 
-def test_a_cpu_lock_that_disagrees_with_its_fallback_fails(
-    tmp_path: Path, pypi: object
-) -> None:
+def test_a_cpu_lock_that_disagrees_with_its_fallback_fails(tmp_path: Path, pypi: object) -> None:
     _lock(tmp_path, "requirements-test.lock", SIX.replace("1.16.0", "1.17.0"))
     lock = _lock(tmp_path, "requirements-test-cpu.lock", SIX + TORCH_CPU)
     (problem,) = check_locks.check_locks([lock], pypi)

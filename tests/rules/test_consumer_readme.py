@@ -1,11 +1,13 @@
 """The README's consumer setup, verbatim, in a new workspace; the CI recipe of docs/rules.md.
 
 A workspace in tmp (its directory named `my_repo`, as in the recipe) gets the
-README's WORKSPACE and BUILD snippets and the `.bazelrc` and `.bazelignore` of
-docs/rules.md ("CI recipe"), extracted from the documents as written (only
-`/path/to/ttl-bazel` is replaced by this checkout). Then, as a user would:
+README's WORKSPACE, `add_mul.py`, BUILD and `run_add_mul.py` snippets and the
+`.bazelrc` and `.bazelignore` of docs/rules.md ("CI recipe"), extracted from the
+documents as written (only `/path/to/ttl-bazel` is replaced by this checkout).
+Then, as a user would:
 
 * `bazel test //...` builds the operation and passes both tests;
+* the README's `ttl run run_add_mul.py` command runs the operation from Python;
 * the same command with another `PATH` runs no test again (cached results);
 * a second output base in the same workspace, next to the first one's
   `bazel-*` links, loads `//...` (the `.bazelignore`).
@@ -16,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import socket
+import subprocess
 
 import pytest
 from bazel_harness import ROOT, read_execution_log
@@ -34,11 +37,15 @@ def fenced_blocks(path, after: str) -> list[str]:
 
 def consumer_files() -> dict[str, str]:
     workspace = fenced_blocks(README, "## Using the rules from another repository")[0]
+    operation = fenced_blocks(README, "An operation, `add_mul.py`")[0]
     build = fenced_blocks(README, "A minimal consumer `BUILD` file")[0]
+    program = fenced_blocks(README, "`run_add_mul.py`:")[0]
     bazelrc, bazelignore = fenced_blocks(RULES_DOC, "## CI recipe")[:2]
     return {
         "WORKSPACE": workspace.replace("/path/to/ttl-bazel", str(ROOT)),
+        "add_mul.py": operation,
         "BUILD.bazel": build,
+        "run_add_mul.py": program,
         ".bazelrc": bazelrc,
         ".bazelignore": bazelignore,
     }
@@ -60,9 +67,6 @@ def consumer(tmp_path_factory, bazel_factory):
     ws.mkdir()
     for name, text in consumer_files().items():
         (ws / name).write_text(text)
-    # The operation the BUILD snippet names: the y = a * b + c example as add_mul.
-    example = (ROOT / "examples/basic/eltwise_single_tile.py").read_text()
-    (ws / "add_mul.py").write_text(example.replace("eltwise_single_tile", "add_mul"))
     bazel = bazel_factory(ws, name="ob_readme")
     first = bazel("test", "//...", as_user=True)
     return ws, bazel, first
@@ -73,6 +77,24 @@ def test_bazel_test_passes_in_the_readme_workspace(consumer):
     assert first.returncode == 0, first.stderr
     for test in TESTS:
         assert re.search(rf"^{re.escape(test)}\s+PASSED", first.stdout, re.M), first.stdout
+
+
+def readme_run_command() -> list[str]:
+    """The README's `ttl run` command line, with this checkout for /path/to/ttl-bazel."""
+    (command,) = fenced_blocks(README, "`run_add_mul.py`:")[1].splitlines()
+    return command.replace("/path/to/ttl-bazel", str(ROOT)).split()
+
+
+def test_the_readme_ttl_run_command_runs_the_operation(consumer, tmp_path):
+    ws, _, _ = consumer
+    env = dict(os.environ, TTL_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run(
+        readme_run_command(), cwd=ws, capture_output=True, text=True, check=False, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    match = re.fullmatch(r"max \|y - reference\| = (\S+)\n", proc.stdout)
+    assert match, proc.stdout
+    assert float(match[1]) < 0.05
 
 
 def test_test_results_stay_cached_when_path_changes(consumer, tmp_path):

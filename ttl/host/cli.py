@@ -1,5 +1,7 @@
 """``ttl``: run TT-Lang programs written for hardware on the emulator.
 
+    ttl --help | --version
+    ttl run --help
     ttl run [--target=wormhole_b0] [--grid=XxY|full] [--profile] [--trace=FILE]
             [--print_file=FILE] program.py [program args...]
     ttl plot [--title=TEXT] TRACE.json OUT.png
@@ -13,7 +15,8 @@ apply to every operation call (docs/language.md, "Compute options";
 ``import ttnn`` inside it resolves to the emulator's host subset
 (``ttl.host.ttnn``) and every ``@ttl.operation`` it calls goes through the
 JIT (compile once, cache, dispatch). Exit status: the program's own, 1 when
-it raised or an operation failed to compile or run, 2 for usage errors.
+it raised or an operation failed to compile or run, 2 for usage errors (an
+unknown command prints the usage). ``--help`` exits 0.
 What is printed on failure: a TT-Lang diagnostic for compile errors, the
 emulator's message for deadlocks, runaways and faults, and for an exception
 the program raised, its traceback restricted to the program's own frames
@@ -32,6 +35,12 @@ from typing import NoReturn
 from absl import app, flags
 
 from ttl.errors import TTLCompileError, exit_status
+from ttl.host.cli_help import (
+    HELP_FLAGS,
+    asks_for_help,
+    print_help_and_exit,
+    print_version_and_exit,
+)
 from ttl.options import CompilerOptions, OptionsError, help_requested, split_argv
 from ttl.targets import DEFAULT_TARGET, TARGETS, parse_grid_flag
 
@@ -86,12 +95,33 @@ def new_flags() -> flags.FlagValues:
     return define_flags(flags.FlagValues())
 
 
-USAGE = (
+RUN_USAGE = (
     "usage: ttl run [--target=T] [--grid=XxY|full] [--profile] [--trace=FILE] "
     "[--print_file=FILE]\n"
     "               program.py [args...]\n"
-    "       (--ttl-* compiler options among args are ttl's: --ttl-help lists them)\n"
-    "       ttl plot [--title=TEXT] TRACE.json OUT.png"
+    "       (--ttl-* compiler options among args are ttl's: --ttl-help lists them)"
+)
+USAGE = (
+    f"{RUN_USAGE}\n       ttl plot [--title=TEXT] TRACE.json OUT.png\n       ttl --help | --version"
+)
+HELP = f"""{USAGE}
+
+Run TT-Lang programs written for Tenstorrent hardware on the emulated device.
+
+commands:
+  run     run program.py; its @ttl.operation calls compile, cache and run on the
+          emulator, and `import ttnn` is the emulator's host subset (ttl run --help)
+  plot    draw a timeline written by `ttl run --trace` as a PNG (ttl plot --help)
+
+options:
+  -h, --help  print this help and exit
+  --version   print the version and exit
+
+Docs: docs/jit.md (ttl run), docs/runtime.md (the emulator)."""
+RUN_DESCRIPTION = (
+    "Runs program.py as __main__ with sys.argv = [program.py, args...]; flags after\n"
+    "program.py are the program's own. Exit status: the program's, 1 when it raised\n"
+    "or an operation failed to compile or run, 2 for usage errors."
 )
 _INTERNAL = (
     str(Path(__file__).resolve().parent.parent),
@@ -207,11 +237,19 @@ def run() -> None:
     The flags go into absl's global ``FLAGS`` here, in the entry point only, so
     absl's ``--help`` and ``--helpfull`` work as usual.
     """
-    if sys.argv[1:2] == ["plot"]:
+    command = sys.argv[1:2]
+    if command and command[0] in (*HELP_FLAGS, "help"):
+        print(HELP)
+        sys.exit(0)
+    if command == ["--version"]:
+        print_version_and_exit("ttl")
+    if command == ["plot"]:
         from ttl.host.plot_cli import main as plot_main
 
         sys.exit(plot_main(sys.argv[2:]))
     flag_values = define_flags(flags.FLAGS)
+    if command == ["run"] and asks_for_help(sys.argv[2:]):
+        print_help_and_exit(RUN_USAGE, RUN_DESCRIPTION, flag_values, __name__)
     app.run(
         lambda argv: sys.exit(main(argv, flag_values)),
         flags_parser=lambda argv: parse(argv, flag_values),

@@ -1,7 +1,8 @@
 """``ttlc``: compile a TT-Lang operation to IR, kernel C++ and a manifest.
 
 Exit status: 0 on success, 1 on an error in the TT-Lang program (the
-diagnostic only, no traceback), 2 on bad flags.
+diagnostic only, no traceback), 2 on bad flags. ``--help`` prints the flags and
+``--version`` the version; both exit 0.
 
 Example::
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 from absl import app, flags
 
+from ttl.host.cli_help import asks_for_help, print_help_and_exit, print_version_and_exit
 from ttl.specs import TensorSpec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
@@ -24,6 +26,15 @@ EXIT_USER_ERROR = 1
 EXIT_BAD_FLAGS = 2
 REQUIRED_FLAGS = ("src", "operation")
 _REQUIRED_MESSAGE = "--src and --operation are required"
+USAGE = (
+    "usage: ttlc --src=FILE.py --operation=NAME --arg NAME=SPEC [--arg ...] --out=DIR [flags]\n"
+    "       ttlc --help | --version"
+)
+DESCRIPTION = (
+    "Compiles a TT-Lang operation to its ttl IR, one C++ source per kernel and a\n"
+    "manifest in --out (docs/compiler.md, docs/manifest.md). Exit status: 0 on\n"
+    "success, 1 on an error in the program, 2 on bad flags."
+)
 
 
 class FlagError(Exception):
@@ -199,7 +210,11 @@ def run() -> None:
     The flags go into absl's global ``FLAGS`` here, in the entry point only, so
     absl's ``--help``, ``--helpfull`` and ``--flagfile`` work as usual.
     """
+    if sys.argv[1:] == ["--version"]:
+        print_version_and_exit("ttlc")
     flag_values = define_flags(flags.FLAGS)
+    if asks_for_help(sys.argv[1:]):
+        print_help_and_exit(USAGE, DESCRIPTION, flag_values, __name__)
 
     def flags_parser(argv: list[str]) -> list[str]:
         try:

@@ -1,0 +1,90 @@
+"""CLI conventions (issue 27): --help prints usage and exits 0, an unknown command
+prints usage and exits 2, --version prints the version; the console scripts users run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from ttl.version import VERSION
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    exe = BIN / tool
+    assert exe.exists(), f"{exe}: the console script is missing (tools/setup.sh installs it)"
+    return subprocess.run(
+        [str(exe), *args], capture_output=True, text=True, check=False, timeout=120
+    )
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h", "help"])
+def test_ttl_help_lists_the_commands(flag: str) -> None:
+    proc = _run("ttl", flag)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: ttl run")
+    assert "commands:\n  run " in proc.stdout
+    assert "\n  plot " in proc.stdout
+    assert proc.stderr == ""
+
+
+def test_ttl_run_help_describes_every_flag() -> None:
+    proc = _run("ttl", "run", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: ttl run")
+    for flag in ("--target", "--grid", "--[no]profile", "--trace", "--print_file"):
+        assert f"  {flag}:" in proc.stdout, flag
+    assert "Try --helpfull" not in proc.stdout  # absl's empty default help
+
+
+def test_ttl_run_help_after_the_program_is_the_programs(tmp_path: Path) -> None:
+    program = tmp_path / "prog.py"
+    program.write_text("import sys\nprint('argv', sys.argv[1:])\n", encoding="utf-8")
+    proc = _run("ttl", "run", str(program), "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "argv ['--help']\n"
+
+
+def test_ttlc_help_describes_every_flag() -> None:
+    proc = _run("ttlc", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: ttlc --src=FILE.py --operation=NAME")
+    for flag in ("--src", "--operation", "--arg", "--out", "--target", "--include_dir"):
+        assert f"  {flag}:" in proc.stdout, flag
+
+
+@pytest.mark.parametrize(
+    ("args", "message"), [(["bogus"], "unknown command 'bogus'"), ([], "no command")]
+)
+def test_ttl_unknown_or_missing_command_prints_usage_and_exits_2(
+    args: list[str], message: str
+) -> None:
+    proc = _run("ttl", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"ttl: error: {message}\nusage: ttl run")
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("tool", ["ttl", "ttlc"])
+def test_version(tool: str) -> None:
+    proc = _run(tool, "--version")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{tool} {VERSION}\n"
+
+
+def test_one_version_everywhere() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "ttl.version.VERSION"}
+    module = (ROOT / "MODULE.bazel").read_text(encoding="utf-8")
+    assert re.search(r'module\(\s*name = "ttl_bazel",\s*version = "([^"]+)"', module)[1] == VERSION
+    from importlib.metadata import version
+
+    assert version("ttl") == VERSION

@@ -108,5 +108,14 @@ def test_device_repository_created_in_both():
     assert "ttl_device_cxx" in use_repo_args
 
 
+def test_tt_metal_repository_created_in_both():
+    (call,) = calls(ROOT / "WORKSPACE", "ttl_tt_metal_repository")
+    assert [ast.literal_eval(k.value) for k in call.keywords if k.arg == "name"] == ["tt_metal"]
+    use_repo_args = {
+        ast.literal_eval(a) for c in calls(ROOT / "MODULE.bazel", "use_repo") for a in c.args[1:]
+    }
+    assert "tt_metal" in use_repo_args
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))

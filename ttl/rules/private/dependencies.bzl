@@ -8,6 +8,7 @@ declared before the call is kept (`maybe`), so any of them can be replaced.
 load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
 load("//toolchains/device:repositories.bzl", "ttl_device_cxx_repository")
 load("//toolchains/python:repositories.bzl", "ttl_python_repository")
+load("//toolchains/tt_metal:repositories.bzl", "ttl_tt_metal_repository")
 
 # Debian's bazel-rules-java and bazel-platforms packages (tools/setup.sh installs them).
 _DEBIAN_RULES_JAVA = "/usr/share/bazel/rules/java"
@@ -46,7 +47,8 @@ def ttl_bazel_dependencies(
     Declares `rules_java` and `platforms` (Debian's offline copies), offline
     stand-ins for `rules_cc` and `remote_coverage_tools` (which Bazel 4 would
     download), the locked Python environment (`@<python_hub>`) and the device
-    compiler repository (`@ttl_device_cxx`). A repository with one of these
+    compiler repository (`@ttl_device_cxx`) and TT-Metal's pinned kernel API
+    headers (`@tt_metal`, fetched only when used). A repository with one of these
     names declared before this call is kept.
 
     Args:
@@ -75,6 +77,7 @@ def ttl_bazel_dependencies(
     )
     maybe(ttl_python_repository, name = python_hub, requirements_lock = requirements_lock)
     maybe(ttl_device_cxx_repository, name = "ttl_device_cxx")
+    maybe(ttl_tt_metal_repository, name = "tt_metal")
     if register_toolchains:
         native.register_toolchains(
             "@%s//:python_toolchain" % python_hub,

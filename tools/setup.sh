@@ -161,22 +161,7 @@ if [[ -n "${TTL_TORCH_INDEX_URL:-}" ]]; then
   TORCH_INDEX_ARGS=(--extra-index-url "$TTL_TORCH_INDEX_URL")
 fi
 
-# True when VENV's stamp records one of the two locks of GROUP (with the files in
-# EXTRA...), so an installed environment is kept without probing for torch.
-venv_current() {
-  local venv="$1" group="$2"
-  shift 2
-  local lock
-  [[ -x "$venv/bin/python" && -f "$venv/.setup.sha256" ]] || return 1
-  for lock in "requirements-$group-cpu.lock" "requirements-$group.lock"; do
-    if [[ "$(cat "$venv/.setup.sha256")" == "$(lock_stamp "$lock" "$@")" ]]; then
-      return 0
-    fi
-  done
-  return 1
-}
-
-# The stamp of an environment made from LOCK and FILES...: their names and contents.
+# The stamp of an environment made from FILES...: their names and contents.
 lock_stamp() {
   local file
   for file in "$@"; do
@@ -184,9 +169,26 @@ lock_stamp() {
   done | sha256sum | cut -d' ' -f1
 }
 
+# True when VENV/bin/PROBE exists and VENV's stamp says it was made from FILES...
+venv_made_from() {
+  local venv="$1" probe="$2"
+  shift 2
+  [[ -x "$venv/bin/$probe" && -f "$venv/.setup.sha256" &&
+    "$(cat "$venv/.setup.sha256")" == "$(lock_stamp "$@")" ]]
+}
+
+# True when VENV was made from either torch lock of GROUP (and FILES...), so an
+# installed environment is kept without probing for torch.
+torch_venv_current() {
+  local venv="$1" group="$2"
+  shift 2
+  venv_made_from "$venv" python "requirements-$group-cpu.lock" "$@" ||
+    venv_made_from "$venv" python "requirements-$group.lock" "$@"
+}
+
 install_python_environment() {
   local venv="$ROOT/.venv"
-  if venv_current "$venv" test requirements.lock pyproject.toml; then
+  if torch_venv_current "$venv" test requirements.lock pyproject.toml; then
     echo "setup: .venv up to date with requirements.lock and the test lock"
     return
   fi
@@ -204,17 +206,14 @@ install_python_environment() {
   lock_stamp "$test_lock" requirements.lock pyproject.toml >"$venv/.setup.sha256"
 }
 
-# A tool's own venv, $ROOT/VENV, from the hash-locked LOCK, rebuilt only when
-# LOCK changes or VENV/bin/PROBE is missing. Extra arguments go to pip install.
+# A venv of its own, $ROOT/NAME, from the hash-locked LOCK, rebuilt only when
+# LOCK changes or NAME/bin/PROBE is missing. Extra arguments go to pip install.
 # These tools are never installed into .venv nor dependencies of ttl.
 install_locked_venv() {
   local name="$1" lock="$2" probe="$3"
   shift 3
   local venv="$ROOT/$name"
-  local stamp="$venv/.$lock.sha256"
-  local want
-  want="$(sha256sum "$ROOT/$lock" | cut -d' ' -f1)"
-  if [[ -x "$venv/bin/$probe" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  if venv_made_from "$venv" "$probe" "$lock"; then
     echo "setup: $name up to date with $lock"
     return
   fi
@@ -222,25 +221,18 @@ install_locked_venv() {
   /usr/bin/python3 -m venv --clear "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
     "$@" -r "$ROOT/$lock"
-  echo "$want" >"$stamp"
+  lock_stamp "$lock" >"$venv/.setup.sha256"
 }
 
 # The reference simulator tt-lang-sim (with torch), .venv-sim: the differential
 # tests (tests/differential) and the benchmarks run programs under it.
 install_sim_environment() {
-  local venv="$ROOT/.venv-sim"
-  if venv_current "$venv" sim; then
+  if torch_venv_current "$ROOT/.venv-sim" sim; then
     echo "setup: .venv-sim up to date with the sim lock"
     return
   fi
   choose_torch_build
-  local sim_lock
-  sim_lock="$(torch_lock sim)"
-  echo "setup: creating .venv-sim from $sim_lock"
-  /usr/bin/python3 -m venv --clear "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
-    "${TORCH_INDEX_ARGS[@]}" -r "$ROOT/$sim_lock"
-  lock_stamp "$sim_lock" >"$venv/.setup.sha256"
+  install_locked_venv .venv-sim "$(torch_lock sim)" python "${TORCH_INDEX_ARGS[@]}"
 }
 
 # BuildGrid 0.4.4 (a REAPI server: the gRPC remote-cache test runs `bgd server

@@ -23,11 +23,14 @@ package(default_visibility = ["//visibility:public"])
 
 filegroup(
     name = "headers",
-    srcs = glob(["{dirs}/**"], exclude_directories = 1),
+    srcs = glob({globs}, exclude_directories = 1),
 )
 
 exports_files(["VERSION"])
-""".format(version = pin["version"], dirs = "/**\", \"".join(pin["header_dirs"])))
+""".format(
+        version = pin["version"],
+        globs = repr([directory + "/**" for directory in pin["header_dirs"]]),
+    ))
 
 ttl_tt_metal_repository = repository_rule(
     implementation = _ttl_tt_metal_repository_impl,

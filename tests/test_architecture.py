@@ -36,6 +36,7 @@ DSL_MODULES = (
     "ttl.source",
     "ttl.specs",
     "ttl.targets",
+    "ttl.version",
 )
 # Lowest first.
 LAYERS = ("ttl.compiler", "ttl.device_build", "ttl.runtime", "ttl.host")

@@ -2,7 +2,9 @@
 # Installs everything ttl-bazel needs on Debian 12 (idempotent), from Debian's
 # archive, PyPI and the npm registry alone:
 #   Debian packages: Bazel 4.2.3 (bazel-bootstrap) with Debian's rules_java and
-#   platforms, the RISC-V GCC for device kernels, nginx (remote-cache tests),
+#   platforms, the RISC-V GCC for device kernels, the C and C++ runtime headers
+#   the hardware check compiles TT-Metal's kernel API with (libstdc++-12-dev,
+#   picolibc-riscv64-unknown-elf), nginx (remote-cache tests),
 #   Python 3 with venv, Node.js and npm (when node or npm is missing); then the
 #   Python environment .venv from requirements.lock (the package and the dev
 #   tools) and the test lock (torch and hypothesis, for the tests); the
@@ -26,6 +28,8 @@ DEBIAN_PACKAGES=(
   bazel-rules-java
   bazel-platforms
   gcc-riscv64-unknown-elf
+  libstdc++-12-dev
+  picolibc-riscv64-unknown-elf
   nginx
   python3
   python3-venv
@@ -41,6 +45,8 @@ Install the equivalents yourself, then run the README's commands:
     (Debian: bazel-bootstrap bazel-rules-java bazel-platforms), or Bazel 7+ using MODULE.bazel
   - a RISC-V bare-metal C++ compiler targeting rv32im/ilp32
     (Debian: gcc-riscv64-unknown-elf; or set TTL_DEVICE_CXX to your compiler)
+  - for the hardware check (TT-Metal's kernel API): GCC 12's libstdc++ headers and
+    picolibc for RISC-V (Debian: libstdc++-12-dev picolibc-riscv64-unknown-elf)
   - nginx (only for the remote-cache test)
   - Python 3.11+ with venv, then:
       python3 -m venv .venv

@@ -45,6 +45,23 @@ class Target:
     dst_half_sync_tiles: tuple[int, int]
     # Full grid as (x, y) = (columns, rows) of nodes.
     full_grid: tuple[int, int]
+    # The NOC coordinates of each logical column and row of the worker grid, as
+    # TT-Metal's host translates them (worker_core_from_logical_core): Wormhole's
+    # translated coordinates start at (18, 18); Blackhole's are its NOC 0
+    # coordinates, columns 8 and 9 holding no worker nodes.
+    noc_columns: tuple[int, ...] = ()
+    noc_rows: tuple[int, ...] = ()
+
+    def noc_coord(self, node: tuple[int, int]) -> tuple[int, int]:
+        """The NOC coordinates of logical node ``(x, y)``."""
+        return self.noc_columns[node[0]], self.noc_rows[node[1]]
+
+    def logical_coord(self, noc: tuple[int, int]) -> tuple[int, int] | None:
+        """The logical node at NOC coordinates ``noc``, or None if no worker node is there."""
+        try:
+            return self.noc_columns.index(noc[0]), self.noc_rows.index(noc[1])
+        except ValueError:
+            return None
 
     def kernels_per_kind(self, kind: str) -> int:
         """How many logical kernels of ``kind`` one node can run."""
@@ -63,6 +80,15 @@ class Target:
 
 
 _SLOTS = {COMPUTE: ("compute",), DATA_MOVEMENT: ("dm0", "dm1")}
+
+#: The TT-Metal processor of each processor slot and the NOC its kernel uses
+#: (TT-Metal's defaults: RISCV_0 is BRISC on NOC 0, RISCV_1 NCRISC on NOC 1;
+#: a compute kernel runs on the three TRISCs and has no NOC).
+PROCESSORS: dict[str, tuple[str, int | None]] = {
+    "dm0": ("BRISC", 0),
+    "dm1": ("NCRISC", 1),
+    "compute": ("TRISC", None),
+}
 _DST = (8, 4)
 
 TARGETS: dict[str, Target] = {
@@ -73,6 +99,8 @@ TARGETS: dict[str, Target] = {
         dfb_count=32,
         dst_half_sync_tiles=_DST,
         full_grid=(8, 8),
+        noc_columns=tuple(range(18, 18 + 8)),
+        noc_rows=tuple(range(18, 18 + 8)),
     ),
     "blackhole": Target(
         name="blackhole",
@@ -81,6 +109,8 @@ TARGETS: dict[str, Target] = {
         dfb_count=32,
         dst_half_sync_tiles=_DST,
         full_grid=(13, 10),
+        noc_columns=(*range(1, 8), *range(10, 16)),
+        noc_rows=tuple(range(2, 12)),
     ),
 }
 

@@ -15,7 +15,8 @@ SPECS = {"inp": "bf16[32,128]", "out": "bf16[32,128]"}
 
 @ttl.operation(grid=(1, 1))
 def guarded_static(inp, out):
-    """Each tile goes through ``negate_block`` in the compute kernel."""
+    """Each tile goes through ``negate_block`` in a data-movement kernel: it reads and
+    writes L1 itself (``get_read_ptr``), which TT-Metal compute kernels cannot."""
     source = ttl.make_dataflow_buffer_like(inp, shape=(1, 1))
     destination = ttl.make_dataflow_buffer_like(out, shape=(1, 1))
     for i in range(TILES):
@@ -31,7 +32,7 @@ def guarded_static(inp, out):
                 ttl.DFBEffect.push(destination, tiles=1),
                 ttl.DFBEffect.pop(source, tiles=1),
             ],
-            kernel=ttl.KernelKind.COMPUTE,
+            kernel=ttl.KernelKind.DATA_MOVEMENT,
         )
         with destination.wait() as blk:
             ttl.copy(blk, out[0, i]).wait()

@@ -58,6 +58,7 @@ def test_loop_carried_accumulator_cpp(compile_source):
         result.sources["compute.cpp"],
         """
         CHECK: void kernel_main() {
+        CHECK-NEXT: compute_kernel_hw_startup<SrcOrder::Reverse>(dfb_a_dfb, dfb_b_dfb,
         CHECK-NEXT: // {{.*}}: def compute():
         CHECK-NEXT: cb_reserve_back(dfb_acc_compute_acc, 2);
         CHECK: fill_tile_bitcast(
@@ -136,7 +137,7 @@ def test_reserved_block_read_back_after_store(compile_source):
         CHECK: y_blk.store(y_blk * y_blk + 1.0)
         CHECK: copy_tile_from_reserved(dfb_y_dfb, [[T:.*]], [[D:.*]]);
         CHECK-NEXT: }
-        CHECK-NEXT: copy_tile_init(dfb_y_dfb);
+        CHECK-NEXT: copy_init(dfb_y_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 2; ++i) {
         CHECK-NEXT: copy_tile_from_reserved(dfb_y_dfb, [[T]], [[D]] + 2);
         CHECK: mul_binary_tile([[D]], [[D]] + 2, [[D]]);

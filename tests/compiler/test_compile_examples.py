@@ -79,19 +79,28 @@ def test_eltwise_cpp_single_tile():
         """
         CHECK: #include <cstdint>
         CHECK: struct DFBDescriptor {
-        CHECK: #include "ttl/kernel_api.h"
+        CHECK: #include "api/compute/common.h"
+        CHECK-NEXT: #include "api/compute/compute_kernel_hw_startup.h"
+        CHECK-NEXT: #include "api/compute/cb_api.h"
+        CHECK-NEXT: #include "api/compute/reg_api.h"
+        CHECK-NEXT: #include "api/compute/pack.h"
+        CHECK-NEXT: #include "api/compute/tile_move_copy.h"
+        CHECK-NEXT: #include "api/compute/eltwise_binary.h"
+        CHECK-NEXT: #include "api/compute/eltwise_binary_sfpu.h"
+        CHECK-NOT: #include
         CHECK: constexpr uint32_t dfb_a_dfb = get_compile_time_arg_val(0);
         CHECK: constexpr uint32_t dfb_y_dfb = get_compile_time_arg_val(3);
         CHECK: void kernel_main() {
+        CHECK-NEXT: compute_kernel_hw_startup(dfb_a_dfb, dfb_b_dfb, dfb_y_dfb);
         CHECK: // eltwise_single_tile.py:[[#]]: for _ in range(rows):
         CHECK-NEXT: for (int32_t [[I:.*]] = 0; [[I]] < 2; ++[[I]]) {
         CHECK: cb_wait_front(dfb_a_dfb, 1);
         CHECK: cb_reserve_back(dfb_y_dfb, 1);
         CHECK: // eltwise_single_tile.py:[[#]]: y_blk.store(a_blk * b_blk + c_blk)
         CHECK: tile_regs_acquire();
-        CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
+        CHECK-NEXT: mul_init(dfb_a_dfb, dfb_b_dfb, false);
         CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, 0, 0, 0);
-        CHECK-NEXT: copy_tile_init(dfb_c_dfb);
+        CHECK-NEXT: copy_init(dfb_c_dfb);
         CHECK-NEXT: copy_tile(dfb_c_dfb, 0, 1);
         CHECK-NEXT: add_binary_tile_init();
         CHECK-NEXT: add_binary_tile(0, 1, 0);
@@ -108,14 +117,17 @@ def test_eltwise_cpp_single_tile():
         """
         CHECK: constexpr uint32_t dfb_a_dfb = get_compile_time_arg_val(0);
         CHECK: void kernel_main() {
-        CHECK-NEXT: const TensorAccessor tensor_a(get_arg_val<uint32_t>(0), 2048);
-        CHECK-NEXT: const TensorAccessor tensor_b(get_arg_val<uint32_t>(1), 2048);
-        CHECK-NEXT: const TensorAccessor tensor_c(get_arg_val<uint32_t>(2), 2048);
+        CHECK-NEXT: const auto tensor_a = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-SAME: get_arg_val<uint32_t>(0), 2048);
+        CHECK-NEXT: const auto tensor_b = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-SAME: get_arg_val<uint32_t>(1), 2048);
+        CHECK-NEXT: const auto tensor_c = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-SAME: get_arg_val<uint32_t>(2), 2048);
         CHECK: for (int32_t r = 0; r < 2; ++r) {
         CHECK: for (int32_t col = 0; col < 4; ++col) {
         CHECK: cb_reserve_back(dfb_a_dfb, 1);
         CHECK-NEXT: const uint32_t a_blk_addr = get_write_ptr(dfb_a_dfb);
-        CHECK: noc_async_read_tile(r * 4 + col, tensor_a, a_blk_addr);
+        CHECK: noc_async_read_page(r * 4 + col, tensor_a, a_blk_addr);
         CHECK: noc_async_read_barrier();
         CHECK: cb_push_back(dfb_a_dfb, 1);
         """,
@@ -124,10 +136,11 @@ def test_eltwise_cpp_single_tile():
         result.sources["write.cpp"],
         """
         CHECK: constexpr uint32_t dfb_y_dfb = get_compile_time_arg_val(0);
-        CHECK: const TensorAccessor tensor_y(get_arg_val<uint32_t>(3), 2048);
+        CHECK: const auto tensor_y = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-SAME: get_arg_val<uint32_t>(3), 2048);
         CHECK: cb_wait_front(dfb_y_dfb, 1);
         CHECK-NEXT: const uint32_t y_blk_addr = get_read_ptr(dfb_y_dfb);
-        CHECK: noc_async_write_tile(r * 4 + col, tensor_y, y_blk_addr);
+        CHECK: noc_async_write_page(r * 4 + col, tensor_y, y_blk_addr);
         CHECK-NEXT: noc_async_write_barrier();
         CHECK: cb_pop_front(dfb_y_dfb, 1);
         """,
@@ -143,12 +156,12 @@ def test_multi_tile_blocks_chunk_dst():
         CHECK: cb_wait_front(dfb_a_dfb, 8);
         CHECK: for (uint32_t t0 = 0; t0 < 8; t0 += 4) {
         CHECK-NEXT: tile_regs_acquire();
-        CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
+        CHECK-NEXT: mul_init(dfb_a_dfb, dfb_b_dfb, false);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: const uint32_t t = t0 + i;
         CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i);
         CHECK-NEXT: }
-        CHECK-NEXT: copy_tile_init(dfb_c_dfb);
+        CHECK-NEXT: copy_init(dfb_c_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: const uint32_t t = t0 + i;
         CHECK-NEXT: copy_tile(dfb_c_dfb, t, i + 4);
@@ -172,7 +185,7 @@ def test_multi_tile_blocks_chunk_dst():
         CHECK: cb_reserve_back(dfb_a_dfb, 8);
         CHECK: for (uint32_t [[I:tile0]] = 0; [[I]] < 2; ++[[I]]) {
         CHECK-NEXT: for (uint32_t [[J:tile1]] = 0; [[J]] < 4; ++[[J]]) {
-        CHECK-NEXT: noc_async_read_tile((r0 + [[I]]) * 8 + c0 + [[J]], tensor_a, \
+        CHECK-NEXT: noc_async_read_page((r0 + [[I]]) * 8 + c0 + [[J]], tensor_a, \
 a_blk_addr + ([[I]] * 4 + [[J]]) * 2048);
         """,
     )
@@ -192,9 +205,9 @@ def test_chunk_interleaved_without_schedule_by_kind(monkeypatch):
         CHECK: tile_regs_acquire();
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: const uint32_t t = t0 + i;
-        CHECK-NEXT: mul_tiles_init(dfb_a_dfb, dfb_b_dfb);
+        CHECK-NEXT: mul_init(dfb_a_dfb, dfb_b_dfb, false);
         CHECK-NEXT: mul_tiles(dfb_a_dfb, dfb_b_dfb, t, t, i * 2);
-        CHECK-NEXT: copy_tile_init(dfb_c_dfb);
+        CHECK-NEXT: copy_init(dfb_c_dfb);
         CHECK-NEXT: copy_tile(dfb_c_dfb, t, i * 2 + 1);
         CHECK-NEXT: add_binary_tile_init();
         CHECK-NEXT: add_binary_tile(i * 2, i * 2 + 1, i * 2);
@@ -258,7 +271,7 @@ def test_matmul_accumulate_cpp():
         CHECK: fill_tile_bitcast(i, 0x00000000u);
         CHECK: pack_tile(i, dfb_acc_dfb, i);
         CHECK: // matmul_bias_relu.py:[[#]]: acc.store(a_blk @ b_blk, acc=True)
-        CHECK: mm_init(dfb_a_dfb, dfb_b_dfb, dfb_acc_dfb);
+        CHECK: matmul_init(dfb_a_dfb, dfb_b_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
         CHECK-NEXT: for (uint32_t k = 0; k < 2; ++k) {
         CHECK-NEXT: matmul_tiles(dfb_a_dfb, dfb_b_dfb, (i / 2) * 2 + k, k * 2 + i % 2, i);
@@ -289,15 +302,15 @@ def test_broadcast_cpp():
     filecheck(
         result.sources["compute.cpp"],
         """
-        CHECK: unary_bcast_init(dfb_c_dfb, BroadcastType::COL);
+        CHECK: unary_bcast_init<BroadcastType::COL>(dfb_c_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 4; ++i) {
-        CHECK-NEXT: unary_bcast(dfb_c_dfb, i / 2, i + 4, BroadcastType::COL);
+        CHECK-NEXT: unary_bcast<BroadcastType::COL>(dfb_c_dfb, i / 2, i + 4);
         """,
     )
     filecheck(
         result.sources["read.cpp"],
         """
-        CHECK: noc_async_read_tile({{.*}} + [[I:tile0_[0-9]+]], tensor_c, \
+        CHECK: noc_async_read_page({{.*}} + [[I:tile0_[0-9]+]], tensor_c, \
 c_blk_addr + [[I]] * 2048);
         """,
     )
@@ -309,8 +322,8 @@ def test_grid_examples_use_node_and_bounds():
     filecheck(
         result.sources["compute.cpp"],
         """
-        CHECK: const int32_t node_x = static_cast<int32_t>(ttl_node_x());
-        CHECK: const int32_t node_y = static_cast<int32_t>(ttl_node_y());
+        CHECK: const int32_t node_x = static_cast<int32_t>(get_relative_logical_x());
+        CHECK: const int32_t node_y = static_cast<int32_t>(get_relative_logical_y());
         CHECK: for (int32_t local_row = 0; local_row < 2; ++local_row) {
         CHECK: const int32_t row = {{.*}} + local_row;
         CHECK: const bool {{.*}} = row < 5;

@@ -82,7 +82,7 @@ def test_no_maximize_dst_syncs_per_tile(compile_source):
         """
         CHECK: for (uint32_t t = 0; t < 16; ++t) {
         CHECK-NEXT: tile_regs_acquire();
-        CHECK-NEXT: copy_tile_init(dfb_a_dfb);
+        CHECK-NEXT: copy_init(dfb_a_dfb);
         CHECK-NEXT: copy_tile(dfb_a_dfb, t, 0);
         CHECK: pack_tile(0, dfb_y_dfb, t);
         CHECK-NEXT: tile_regs_release();

@@ -77,7 +77,7 @@ if pick != 4:
     filecheck(
         result.sources["kern.cpp"],
         """
-        CHECK: const int32_t node_x = static_cast<int32_t>(ttl_node_x());
+        CHECK: const int32_t node_x = static_cast<int32_t>(get_relative_logical_x());
         CHECK: int32_t i = 0;
         CHECK-NEXT: int32_t total = 0;
         CHECK-NEXT: while (true) {
@@ -92,7 +92,7 @@ if pick != 4:
         CHECK: } else {
         CHECK: const int32_t pick = {{.*}} ? 4 : 5;
         CHECK: cb_reserve_back(dfb_a_dfb, 4);
-        CHECK: noc_async_read_tile(({{.*}} + tile0) * 4 + tile1, tensor_a,
+        CHECK: noc_async_read_page(({{.*}} + tile0) * 4 + tile1, tensor_a,
         """,
     )
 
@@ -128,7 +128,7 @@ if me < n * gz + z:
         CHECK: const int32_t [[M:.*]] = node_y * 2;
         CHECK: const int32_t me = node_x + [[M]];
         CHECK: const bool {{.*}} = me < 6;
-        CHECK: noc_async_read_tile(tile0 * 4 + tile1, tensor_a,
+        CHECK: noc_async_read_page(tile0 * 4 + tile1, tensor_a,
         """,
     )
 
@@ -229,9 +229,9 @@ with s_dfb.wait() as one, y_dfb.reserve() as out:
     filecheck(
         result.sources["kern.cpp"],
         """
-        CHECK: unary_bcast(dfb_c_dfb, i / 2, i, BroadcastType::COL);
-        CHECK: unary_bcast(dfb_r_dfb, i % 2, i + 4, BroadcastType::ROW);
-        CHECK: unary_bcast(dfb_s_dfb, 0, i, BroadcastType::SCALAR);
+        CHECK: unary_bcast<BroadcastType::COL>(dfb_c_dfb, i / 2, i);
+        CHECK: unary_bcast<BroadcastType::ROW>(dfb_r_dfb, i % 2, i + 4);
+        CHECK: unary_bcast<BroadcastType::SCALAR>(dfb_s_dfb, 0, i);
         CHECK: fill_tile_bitcast(i + 4, 0x40000000u);
         CHECK: mul_binary_tile(i, i + 4, i);
         CHECK: fill_tile_bitcast(i + 4, 0x3f000000u);
@@ -282,7 +282,7 @@ for i in range(2):
         """
         CHECK: cb_reserve_back(dfb_a_dfb, 4);
         CHECK-NEXT: const uint32_t blk_addr = get_write_ptr(dfb_a_dfb);
-        CHECK: noc_async_read_tile(
+        CHECK: noc_async_read_page(
         CHECK: noc_async_read_barrier();
         CHECK: cb_push_back(dfb_a_dfb, 4);
         """,

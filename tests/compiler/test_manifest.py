@@ -55,16 +55,31 @@ def test_manifest_schema():
     assert kernels["read"]["processor_slot"] == "dm0"
     assert kernels["write"]["processor_slot"] == "dm1"
     assert kernels["read"]["source"] == "read.cpp"
+    assert (kernels["read"]["processor"], kernels["read"]["noc"]) == ("BRISC", 0)
+    assert (kernels["write"]["processor"], kernels["write"]["noc"]) == ("NCRISC", 1)
+    assert kernels["compute"]["processor"] == "TRISC" and "noc" not in kernels["compute"]
     # read uses a, b and c DFBs: compile-time args in ascending physical index.
+    # then each tensor's TensorAccessorArgs: interleaved DRAM (IsDram = 2), page size.
     assert kernels["read"]["compile_time_args"] == [
         {"name": "dfb_a_dfb", "value": 0},
         {"name": "dfb_b_dfb", "value": 1},
         {"name": "dfb_c_dfb", "value": 2},
+        *(
+            arg
+            for t in "abc"
+            for arg in (
+                {"name": f"tensor_{t}.args_config", "value": 2},
+                {"name": f"tensor_{t}.aligned_page_size", "value": 2048},
+            )
+        ),
     ]
-    assert kernels["write"]["defines"] == {"KERNEL_COMPILE_TIME_ARG_0": "4"}
+    assert kernels["write"]["defines"] == {}
+    gx, gy = m["grid"]["x"], m["grid"]["y"]
     assert m["runtime_args"] == {
         "per_node": [
-            {"index": i, "kind": "tensor_address", "tensor": n} for i, n in enumerate("abcy")
+            *({"index": i, "kind": "tensor_address", "tensor": n} for i, n in enumerate("abcy")),
+            *({"index": 4 + x, "kind": "noc_x", "column": x} for x in range(gx)),
+            *({"index": 4 + gx + y, "kind": "noc_y", "row": y} for y in range(gy)),
         ],
         "common": [],
     }

@@ -56,7 +56,8 @@ def test_scatter_gather_lowers_to_loopback_multicast(compile_source):
     cpp = files["dm.cpp"]
     # A column's four pipes share destinations: four slots, each with its landing buffer.
     assert (
-        "noc_async_write_multicast_loopback_src(blk_addr, get_noc_multicast_addr(0, 0, 0, 3" in cpp
+        "noc_async_write_multicast_loopback_src(blk_addr, get_noc_multicast_addr(noc_x_of(0), "
+        "noc_y_of(0), noc_x_of(0), noc_y_of(3)" in cpp
     )
     assert "noc_semaphore_set_multicast_loopback_src(get_semaphore(0)" in cpp
     assert "noc_semaphore_wait(pipe_valid, 1);" in cpp
@@ -73,10 +74,13 @@ def test_unicast_pipe_uses_noc_write_and_semaphore_increment(compile_source):
     net = "[ttl.Pipe(src=(x, r), dst=(x, (r + 1) % gy)) for x in range(gx) for r in range(gy)]"
     cpp = compile_source(program(net=net), "op", SPECS).files()["dm.cpp"]
     assert (
-        "noc_async_write(blk_addr, get_noc_addr(0, 1, get_write_ptr(dfb_pipe_landing0)), 2048);"
-        in cpp
+        "noc_async_write(blk_addr, get_noc_addr(noc_x_of(0), noc_y_of(1), "
+        "get_write_ptr(dfb_pipe_landing0)), 2048);" in cpp
     )
-    assert "noc_semaphore_inc(get_noc_addr(0, 1, get_semaphore(2)), 1);  // data valid" in cpp
+    assert (
+        "noc_semaphore_inc(get_noc_addr(noc_x_of(0), noc_y_of(1), get_semaphore(2)), 1);  "
+        "// data valid"
+    ) in cpp
     assert "multicast" not in cpp
 
 

@@ -65,13 +65,16 @@ to_all.set(4)"""
         CHECK: noc_semaphore_wait_min(sem_count_ptr, 3);
         CHECK: noc_semaphore_set(sem_ready_ptr, 0);
         CHECK: static const int32_t ready_x_by_node[4] = {1, 2, 3, 0};
-        CHECK: const int32_t ready_x = ready_x_by_node[ttl_node_y() * 4 + ttl_node_x()];
-        CHECK: noc_semaphore_inc(get_noc_addr(ready_x, 0, sem_ready), 2);
+        CHECK: const int32_t ready_x = ready_x_by_node[
+        CHECK-SAME: get_relative_logical_y() * 4 + get_relative_logical_x()];
+        CHECK: noc_semaphore_inc(get_noc_addr(noc_x_of(ready_x), noc_y_of(0), sem_ready), 2);
         CHECK: noc_semaphore_set(sem_dm__staging_ptr, node_x);
-        CHECK: noc_semaphore_set_remote(sem_dm__staging, get_noc_addr({{.*}}, 0, sem_ready));
+        CHECK: noc_semaphore_set_remote(sem_dm__staging,
+        CHECK-SAME: get_noc_addr(noc_x_of({{.*}}), noc_y_of(0), sem_ready));
         CHECK-NEXT: noc_async_write_barrier();
         CHECK: noc_semaphore_set_multicast(sem_dm__staging,
-        CHECK-SAME: get_noc_multicast_addr(0, 0, 3, 0, sem_count), 4 - 1);
+        CHECK-SAME: get_noc_multicast_addr(noc_x_of(0), noc_y_of(0), noc_x_of(3), noc_y_of(0),
+        CHECK-SAME: sem_count), 4 - 1);
         CHECK: noc_semaphore_set(sem_count_ptr, 4);
         """,
     )
@@ -88,7 +91,7 @@ with dfb.reserve() as blk:
     ttl.copy(x[0, node_num], blk).wait()
     ttl.copy(blk, y[0, neighbour]).wait()"""
     cpp = compile_source(_program(body), "op", SPECS).sources["dm.cpp"]
-    assert "noc_async_read_tile(node_x, tensor_x" in cpp  # node_num = x on a 4x1 grid
+    assert "noc_async_read_page(node_x, tensor_x" in cpp  # node_num = x on a 4x1 grid
     assert "static const int32_t neighbour_by_node[4] = {1, 2, 3, 0};" in cpp
 
 
@@ -133,7 +136,7 @@ gxf.wait_all()"""
         cpp,
         """
         CHECK: for (int32_t i = 0; i < 2; ++i) {
-        CHECK: noc_async_read_tile(i, tensor_x, blk_addr);
+        CHECK: noc_async_read_page(i, tensor_x, blk_addr);
         CHECK-NEXT: }
         CHECK-NEXT: // {{.*}}: gxf.wait_all()
         CHECK-NEXT: noc_async_read_barrier();

@@ -105,3 +105,65 @@ def test_bundle_writer_records_a_hash_of_every_file(tmp_path):
     assert json.loads((out / "manifest.json").read_text()) == data
     assert (out / "manifest.json").read_text() == bundle.dumps_manifest(data)
     assert sorted(os.listdir(out)) == ["elf", "kernels", "manifest.json", "operation.mlir"]
+
+
+def _manifest_build(local, tmp_path: Path, kind: str, header: str) -> str:
+    """Builds one kernel of ``kind`` that calls into an extern header; the error text."""
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "mine.hpp").write_text(header)
+    api = "api/compute/common.h" if kind == "compute" else "api/dataflow/dataflow_api.h"
+    (tmp_path / "k.cpp").write_text(
+        f'#include "{api}"\n#include "mine.hpp"\nvoid kernel_main() {{ entry(); }}\n'
+    )
+    manifest = {
+        "kernels": [
+            {"name": "k", "source": "k.cpp", "kind": kind, "processor_slot": "dm0"},
+        ]
+    }
+    with pytest.raises(DeviceBuildError) as info:
+        from ttl.device_build.kernels import build_manifest
+
+        build_manifest(
+            local,
+            manifest,
+            str(tmp_path),
+            str(tmp_path / "elf"),
+            label="//pkg:op",
+            include_dirs=[str(tmp_path / "include")],
+        )
+    return str(info.value)
+
+
+def test_a_tt_metal_function_the_emulator_lacks_is_named_with_its_header(local, tmp_path):
+    """Issue 26, bad input: an extern header calling a kernel-API function the emulator
+    does not implement gets a located error naming the function and TT-Metal's header."""
+    header = (
+        "#pragma once\ninline void entry() {\n  noc_async_read_one_packet_set_state(0, 64);\n}\n"
+    )
+    message = _manifest_build(local, tmp_path, "data_movement", header)
+    assert "mine.hpp:3: `noc_async_read_one_packet_set_state` is TT-Metal 0.81.1's" in message
+    assert "api/dataflow/dataflow_api.h" in message and "does not implement it" in message
+
+
+def test_a_compute_kernel_calling_the_data_movement_api_is_told_it_cannot(local, tmp_path):
+    """Issue 26, bad input: a header in a compute kernel that uses the data-movement API."""
+    header = "#pragma once\ninline void entry() {\n  noc_async_read_barrier();\n}\n"
+    message = _manifest_build(local, tmp_path, "compute", header)
+    assert "mine.hpp:3: `noc_async_read_barrier` is TT-Metal's data-movement API" in message
+    assert "a compute kernel (TRISC) cannot call it" in message
+
+
+def test_a_header_including_the_data_movement_api_into_a_compute_kernel_is_named(local, tmp_path):
+    header = '#pragma once\n#include "api/dataflow/dataflow_api.h"\ninline void entry() {}\n'
+    message = _manifest_build(local, tmp_path, "compute", header)
+    assert "mine.hpp:2" in message  # the include chain names the header
+    assert "a compute kernel (TRISC) cannot include it" in message
+
+
+def test_the_tt_metal_function_index_is_current():
+    """tt_metal_api_index.json is what `python -m ttl.device_build.tt_metal_index` writes."""
+    from ttl.device_build import tt_metal, tt_metal_index
+
+    committed = json.loads(tt_metal_index.INDEX_FILE.read_text())
+    assert committed["version"] == tt_metal.pin().version
+    assert committed["functions"] == tt_metal_index.build_index(tt_metal.headers() / "hw" / "inc")

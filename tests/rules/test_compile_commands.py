@@ -16,7 +16,8 @@ import sys
 from bazel_harness import BUILD_FLAGS, ROOT
 
 TOOL = ROOT / "ttl/rules/private/tools/refresh_compile_commands.py"
-TARGET = "//examples/extern:guarded_static"
+# An operation with a compute and a data-movement kernel and an extern header.
+TARGET = "//examples/extern:compute_external"
 
 
 def refresh(root_bazel, out, *targets):

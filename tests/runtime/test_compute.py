@@ -23,13 +23,13 @@ def test_matmul_accumulates_over_k(build, l1_acc):
     dev = Device()
     ta, tb = dev.write_tensor(a), dev.write_tensor(b)
     ty = dev.allocate_tensor((mt * 32, nt * 32), "f32")
-    writer = build("eltwise_writer", ct_args=[4096])
+    writer = build("eltwise_writer", ct_args=[2, 4096])
     dev.launch(
         Program(
             kernels=[
                 KernelSpec(
                     "reader",
-                    build("matmul_reader", ct_args=[4096]),
+                    build("matmul_reader", ct_args=[2, 4096]),
                     "dm0",
                     [ta.address, tb.address, mt, kt, nt],
                 ),

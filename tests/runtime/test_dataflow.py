@@ -11,7 +11,7 @@ PAGE = 64  # bytes: 16 words
 
 PRODUCER = """
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 // Pushes n blocks of 2 pages; word j of page p holds p * 1000 + j.
 void kernel_main() {
   const uint32_t n = get_arg_val<uint32_t>(0);
@@ -27,14 +27,14 @@ void kernel_main() {
 
 CONSUMER = """
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 // Waits for pages one at a time and copies each to DRAM page p of the output.
 void kernel_main() {
-  const TensorAccessor out(get_arg_val<uint32_t>(0), 64);
+  const auto out = TensorAccessor(TensorAccessorArgs<0>(), get_arg_val<uint32_t>(0), 64);
   const uint32_t pages = get_arg_val<uint32_t>(1);
   for (uint32_t p = 0; p < pages; p++) {
     cb_wait_front(3, 1);
-    noc_async_write_tile(p, out, get_read_ptr(3));
+    noc_async_write_page(p, out, get_read_ptr(3));
     noc_async_write_barrier();
     cb_pop_front(3, 1);
   }
@@ -53,7 +53,7 @@ def test_dfb_producer_consumer_across_harts(build):
     prog = Program(
         kernels=[
             KernelSpec("producer", build(PRODUCER), "dm0", [blocks]),
-            KernelSpec("consumer", build(CONSUMER), "dm1", [out, blocks * 2]),
+            KernelSpec("consumer", build(CONSUMER, ct_args=[2, PAGE]), "dm1", [out, blocks * 2]),
         ],
         dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
     )
@@ -70,17 +70,17 @@ def test_dfb_producer_consumer_across_harts(build):
 
 COPY_REVERSED = """
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 // Copies DRAM pages [0, n) of src to dst in reverse order through L1 scratch (DFB 0).
 void kernel_main() {
-  const TensorAccessor src(get_arg_val<uint32_t>(0), 64);
-  const TensorAccessor dst(get_arg_val<uint32_t>(1), 64);
+  const auto src = TensorAccessor(TensorAccessorArgs<0>(), get_arg_val<uint32_t>(0), 64);
+  const auto dst = TensorAccessor(TensorAccessorArgs<0>(), get_arg_val<uint32_t>(1), 64);
   const uint32_t n = get_arg_val<uint32_t>(2);
   const uint32_t scratch = get_write_ptr(0);
   for (uint32_t i = 0; i < n; i++) {
     noc_async_read(src.get_noc_addr(i), scratch, 64);
     noc_async_read_barrier();
-    noc_async_write_tile(n - 1 - i, dst, scratch);
+    noc_async_write_page(n - 1 - i, dst, scratch);
     noc_async_write_barrier();
   }
 }
@@ -98,7 +98,7 @@ def test_noc_dram_interleaved_read_write(build):
     assert dev.dram.read(1, src + PAGE, PAGE).view(np.uint32)[0] == 13 * 16
     dev.launch(
         Program(
-            [KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+            [KernelSpec("copy", build(COPY_REVERSED, ct_args=[2, PAGE]), "dm0", [src, dst, n])],
             [DFBConfig(0, PAGE, 1, 1, "f32")],
         )
     )
@@ -107,35 +107,35 @@ def test_noc_dram_interleaved_read_write(build):
 
 MCAST_SENDER = """
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 // Node (0,0): fill a page, multicast it to every other node, bump their semaphore 0.
 void kernel_main() {
-  if (ttl_node_x() != 0 || ttl_node_y() != 0) return;
+  if (get_relative_logical_x() != 0 || get_relative_logical_y() != 0) return;
   volatile uint32_t* page = reinterpret_cast<volatile uint32_t*>(get_write_ptr(0));
   for (uint32_t j = 0; j < 16; j++) page[j] = 0xC0DE0000u + j;
-  const uint32_t gx = ttl_grid_x(), gy = ttl_grid_y();
-  noc_async_write_multicast(get_write_ptr(0),
-                            get_noc_multicast_addr(0, 0, gx - 1, gy - 1, get_write_ptr(0)),
-                            64, gx * gy - 1);
+  const uint32_t gx = 3, gy = 2;  // the test's grid
+  // NOC coordinates on wormhole_b0 are 18 + logical ones.
+  const uint64_t all = get_noc_multicast_addr(18, 18, 18 + gx - 1, 18 + gy - 1, get_write_ptr(0));
+  noc_async_write_multicast(get_write_ptr(0), all, 64, gx * gy - 1);
   noc_async_write_barrier();
   for (uint32_t y = 0; y < gy; y++)
     for (uint32_t x = 0; x < gx; x++)
-      if (x || y) noc_semaphore_inc(get_noc_addr(x, y, get_semaphore(0)), 1);
+      if (x || y) noc_semaphore_inc(get_noc_addr(18 + x, 18 + y, get_semaphore(0)), 1);
 }
 """
 
 MCAST_RECEIVER = """
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 // Other nodes: wait for the semaphore, then store the page to DRAM page (node index).
 void kernel_main() {
-  const uint32_t x = ttl_node_x(), y = ttl_node_y();
+  const uint32_t x = get_relative_logical_x(), y = get_relative_logical_y();
   if (!x && !y) return;
   noc_semaphore_wait(reinterpret_cast<volatile uint32_t*>(get_semaphore(0)), 1);
   volatile uint32_t* page = reinterpret_cast<volatile uint32_t*>(get_read_ptr(0));
   page[15] = x * 16 + y;  // prove which node wrote it
-  const TensorAccessor out(get_arg_val<uint32_t>(0), 64);
-  noc_async_write_tile(y * ttl_grid_x() + x, out, get_read_ptr(0));
+  const auto out = TensorAccessor(TensorAccessorArgs<0>(), get_arg_val<uint32_t>(0), 64);
+  noc_async_write_page(y * 3 + x, out, get_read_ptr(0));
   noc_async_write_barrier();
 }
 """
@@ -148,7 +148,7 @@ def test_multicast_and_remote_semaphores(build):
         Program(
             kernels=[
                 KernelSpec("sender", build(MCAST_SENDER), "dm0"),
-                KernelSpec("receiver", build(MCAST_RECEIVER), "dm1", [out]),
+                KernelSpec("receiver", build(MCAST_RECEIVER, ct_args=[2, PAGE]), "dm1", [out]),
             ],
             dfbs=[DFBConfig(0, PAGE, 1, 1, "f32")],
             semaphores=[0],
@@ -165,7 +165,7 @@ def test_multicast_and_remote_semaphores(build):
 
 def test_launch_rejects_bad_configuration(build):
     dev = Device(grid=(1, 1))
-    elf = build(CONSUMER)
+    elf = build(CONSUMER, ct_args=[2, PAGE])
     with pytest.raises(LaunchError, match="unknown processor slot 'dm2'"):
         dev.launch(Program([KernelSpec("k", elf, "dm2")]))
     with pytest.raises(LaunchError, match="both use slot dm0"):
@@ -186,13 +186,18 @@ def test_relaunch_keeps_each_images_engine(build):
     data = np.arange(n * 16, dtype=np.uint32).reshape(n, 16)
     dev.dram.write_pages(src, PAGE, data.view(np.uint8))
     copy = Program(
-        [KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+        [KernelSpec("copy", build(COPY_REVERSED, ct_args=[2, PAGE]), "dm0", [src, dst, n])],
         [DFBConfig(0, PAGE, 1, 1, "f32")],
     )
     producer = Program(
         kernels=[
             KernelSpec("producer", build(PRODUCER), "dm0", [2]),
-            KernelSpec("consumer", build(CONSUMER), "dm1", [dev.dram.allocate(4, PAGE), 4]),
+            KernelSpec(
+                "consumer",
+                build(CONSUMER, ct_args=[2, PAGE]),
+                "dm1",
+                [dev.dram.allocate(4, PAGE), 4],
+            ),
         ],
         dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
     )
@@ -214,7 +219,7 @@ def test_device_reuses_machines_across_launches_with_new_code(build):
     data = np.arange(n * 16, dtype=np.uint32).reshape(n, 16)
     dev.dram.write_pages(src, PAGE, data.view(np.uint8))
     copy = Program(
-        [KernelSpec("copy", build(COPY_REVERSED), "dm0", [src, dst, n])],
+        [KernelSpec("copy", build(COPY_REVERSED, ct_args=[2, PAGE]), "dm0", [src, dst, n])],
         [DFBConfig(0, PAGE, 1, 1, "f32")],
     )
     dev.launch(copy)
@@ -225,7 +230,7 @@ def test_device_reuses_machines_across_launches_with_new_code(build):
         Program(
             kernels=[
                 KernelSpec("producer", build(PRODUCER), "dm0", [2]),
-                KernelSpec("consumer", build(CONSUMER), "dm1", [out, 4]),
+                KernelSpec("consumer", build(CONSUMER, ct_args=[2, PAGE]), "dm1", [out, 4]),
             ],
             dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=2, data_format="f32")],
         )
@@ -239,7 +244,7 @@ def test_device_reuses_machines_across_launches_with_new_code(build):
 
 LONG_PRODUCER = """
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 // Computes for a long time without any API call, then publishes the result.
 void kernel_main() {
   uint32_t x = 1;
@@ -259,7 +264,7 @@ def test_long_running_hart_is_preempted_and_resumed_correctly(build):
         Program(
             kernels=[
                 KernelSpec("producer", build(LONG_PRODUCER), "dm0", [n]),
-                KernelSpec("consumer", build(CONSUMER), "dm1", [out, 2]),
+                KernelSpec("consumer", build(CONSUMER, ct_args=[2, PAGE]), "dm1", [out, 2]),
             ],
             dfbs=[DFBConfig(3, PAGE, pages_per_block=2, block_count=1, data_format="f32")],
         )
@@ -290,7 +295,7 @@ def test_device_validates_target_and_grid_and_prints_state(build):
     assert dev.nodes[1, 0].l1.size == 1572864 and dev.dram.num_banks == 8
     dev.launch(
         Program(
-            [KernelSpec("consumer", build(CONSUMER), "dm1", [0, 0])],
+            [KernelSpec("consumer", build(CONSUMER, ct_args=[2, PAGE]), "dm1", [0, 0])],
             [DFBConfig(3, PAGE, 1, 2, "f32")],
         )
     )

@@ -17,9 +17,9 @@ def eltwise_elfs(build):
     def make(dtype):
         page = 2048 if dtype == "bf16" else 4096
         return {
-            "reader": build("eltwise_reader", ct_args=[page]),
+            "reader": build("eltwise_reader", ct_args=[2, page]),
             "compute": build("eltwise_compute"),
-            "writer": build("eltwise_writer", ct_args=[page]),
+            "writer": build("eltwise_writer", ct_args=[2, page]),
         }
 
     return make

@@ -18,7 +18,7 @@ from ttl.runtime import (
 )
 from ttl.runtime.elfinfo import ElfImage
 
-HEAD = '#include <cstdint>\n#include "ttl/kernel_api.h"\n'
+HEAD = '#include <cstdint>\n#include "api/dataflow/dataflow_api.h"\n'
 
 
 def _line(src: str, marker: str) -> int:
@@ -291,8 +291,8 @@ BAD_NOC = (
     HEAD
     + """
 void kernel_main() {
-  const TensorAccessor t(get_arg_val<uint32_t>(0), 2048);
-  noc_async_read_tile(1000, t, get_write_ptr(0));  // NOC
+  const auto t = TensorAccessor(TensorAccessorArgs<0>(), get_arg_val<uint32_t>(0), 2048);
+  noc_async_read_page(1000, t, get_write_ptr(0));  // NOC
   noc_async_read_barrier();
 }
 """
@@ -305,7 +305,11 @@ def test_noc_read_outside_dram_is_reported_at_its_call(build):
     with pytest.raises(KernelFaultError) as info:
         dev.launch(
             Program(
-                [KernelSpec("k", build(BAD_NOC, name="noc"), "dm0", [tensor.address])],
+                [
+                    KernelSpec(
+                        "k", build(BAD_NOC, ct_args=[2, 2048], name="noc"), "dm0", [tensor.address]
+                    )
+                ],
                 [DFBConfig(0, 2048, 1, 1)],
             )
         )

@@ -13,7 +13,7 @@ from ttl.compiler.driver import load_operation
 from ttl.host import jit, toolchain
 from ttl.runtime import DeadlockError, Device, DFBConfig, KernelSpec, Program, memmap
 
-HEAD = '#include <cstdint>\n#include "ttl/kernel_api.h"\n'
+HEAD = '#include <cstdint>\n#include "api/dataflow/dataflow_api.h"\n'
 
 # Node (0, 0) multicasts a word and a semaphore value to the whole 2x2 grid, itself included.
 LOOPBACK = (
@@ -22,11 +22,13 @@ LOOPBACK = (
 void kernel_main() {
   const uint32_t src = get_write_ptr(0);
   const uint32_t dst = get_write_ptr(1);
-  if (ttl_node_x() == 0 && ttl_node_y() == 0) {
+  if (get_relative_logical_x() == 0 && get_relative_logical_y() == 0) {
     *reinterpret_cast<volatile uint32_t*>(src) = 0xC0FFEEu;
-    noc_async_write_multicast_loopback_src(src, get_noc_multicast_addr(0, 0, 1, 1, dst), 4, NUM);
+    // NOC coordinates on wormhole_b0 are 18 + logical ones.
+    const uint64_t grid = get_noc_multicast_addr(18, 18, 19, 19, dst);
+    noc_async_write_multicast_loopback_src(src, grid, 4, NUM);
     noc_semaphore_set_multicast_loopback_src(
-        get_semaphore(0), get_noc_multicast_addr(0, 0, 1, 1, get_semaphore(1)), 4);
+        get_semaphore(0), get_noc_multicast_addr(18, 18, 19, 19, get_semaphore(1)), 4);
     noc_async_write_barrier();
   }
 }

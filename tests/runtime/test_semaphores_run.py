@@ -107,8 +107,14 @@ def test_multicast_range_remote_set_wait_ge_and_per_node_table(tmp_path):
     (dm,) = result.sources.values()
     assert "static const int32_t src_by_node[4] = {1, 2, 3, 3};" in dm
     assert "noc_semaphore_wait_min(sem_done_ptr, 5);" in dm
-    assert "noc_semaphore_set_remote(sem_dm__staging, get_noc_addr(0, 0, sem_done));" in dm
-    assert "get_noc_multicast_addr(1, 0, 3, 0, sem_go), 3 - (sender_in_range ? 1 : 0));" in dm
+    assert (
+        "noc_semaphore_set_remote(sem_dm__staging, get_noc_addr(noc_x_of(0), noc_y_of(0), "
+        "sem_done));" in dm
+    )
+    assert (
+        "get_noc_multicast_addr(noc_x_of(1), noc_y_of(0), noc_x_of(3), noc_y_of(0), sem_go), "
+        "3 - (sender_in_range ? 1 : 0));" in dm
+    )
     x = np.random.default_rng(1).uniform(-1, 1, (32, 128)).astype(ml_dtypes.bfloat16)
     for quantum in (None, 11):
         y = np.zeros((32, 160), ml_dtypes.bfloat16)

@@ -34,7 +34,7 @@ def test_place_and_gather_round_trip_through_the_nodes_l1():
     np.testing.assert_array_equal(
         dev.nodes[1, 0].l1[4096 : 4096 + 2 * 4096], t.pages[2:4].reshape(-1)
     )
-    pages = read_pages(dev.nodes[0, 0].regs32, DESCRIPTOR_BASE, 4096, 8, dev.nodes)
+    pages = read_pages(dev.nodes[0, 0].regs32, DESCRIPTOR_BASE, 4096, 8, dev.noc.by_noc)
     np.testing.assert_array_equal(pages, t.pages)
     t.pages[:] = 0
     t.gather(dev.nodes)
@@ -79,19 +79,19 @@ def test_l1_and_descriptor_space_are_checked():
 def test_reading_through_a_bad_descriptor_is_a_fault():
     dev = Device("wormhole_b0", (1, 1))
     with pytest.raises(DeviceFault, match=r"is not an L1-sharded tensor's descriptor"):
-        read_pages(dev.nodes[0, 0].regs32, 0xF0000000, 2048, 1, dev.nodes)
+        read_pages(dev.nodes[0, 0].regs32, 0xF0000000, 2048, 1, dev.noc.by_noc)
 
 
 PAGE_COPIER = """#include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
-  TensorAccessor t(get_arg_val<uint32_t>(0), 4096);
+  const auto t = TensorAccessor(TensorAccessorArgs<0>(), get_arg_val<uint32_t>(0), 4096);
   cb_reserve_back(0, 1);
   uint32_t buf = get_write_ptr(0);
-  noc_async_read_tile(get_arg_val<uint32_t>(1), t, buf);  // the page to copy
+  noc_async_read_page(get_arg_val<uint32_t>(1), t, buf);  // the page to copy
   noc_async_read_barrier();
-  noc_async_write_tile(get_arg_val<uint32_t>(2), t, buf);  // where it goes
+  noc_async_write_page(get_arg_val<uint32_t>(2), t, buf);  // where it goes
   noc_async_write_barrier();
   noc_async_read(t.get_noc_addr(6), buf, 4096);  // through the accessor's NOC address
   noc_async_read_barrier();
@@ -106,7 +106,7 @@ def _copier_run(build, src_page: int):
     dev = Device("wormhole_b0", (2, 1))
     data = np.arange(64 * 128, dtype=np.float32).reshape(64, 128)
     t = dev.write_sharded(data, "f32", ShardLayout((2, 2), ((0, 0), (1, 0))), DESCRIPTOR_BASE)
-    elf = build(PAGE_COPIER, name="copier")
+    elf = build(PAGE_COPIER, ct_args=[2, 4096], name="copier")
     report = dev.launch(
         Program(
             [KernelSpec("copier", elf, "dm0", [t.descriptor, src_page, 4], nodes=[(0, 0)])],

@@ -45,7 +45,7 @@ def test_semaphore_wait_is_a_span_until_the_increment(build):
     (inc_end,) = [e for e in events if e["ph"] == "e"]
     assert inc_begin["name"] == "noc semaphore inc" and inc_begin["cat"] == "noc"
     assert inc_begin["pid"] == 1  # issued by node (0,0)
-    assert inc_begin["args"]["destination"].startswith("node (1,0) @ 0x")
+    assert inc_begin["args"]["destination"].startswith("NOC (19,18) @ 0x")  # node (1,0)
     assert inc_begin["args"]["increment"] == 1
     # The waiter resumes at the cycle the increment ran.
     assert wait["ts"] + wait["dur"] == inc_end["ts"]

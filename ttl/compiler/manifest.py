@@ -15,11 +15,12 @@ from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import SSAValue
 
 from ttl.compiler import dialect as d
+from ttl.compiler import kernel_args
 from ttl.compiler.analysis.capacity import dfb_bytes
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit.cpp import KernelSource
 from ttl.compiler.emit.row_major import tensor_page_bytes
-from ttl.targets import DATA_FORMATS, get_target
+from ttl.targets import DATA_FORMATS, PROCESSORS, get_target
 
 SCHEMA = "ttl.manifest"
 VERSION = 1
@@ -80,19 +81,30 @@ def _kernel_entry(
         {"name": f"dfb_{n}", "value": dfbs[n].physical_index.value.data}  # type: ignore[union-attr]
         for n in src.dfbs
     ]
-    entry = {
+    for tensor, page_size in src.tensor_args:
+        config, page = kernel_args.tensor_accessor_args(page_size)
+        ct_args.append({"name": f"tensor_{tensor}.args_config", "value": config})
+        ct_args.append({"name": f"tensor_{tensor}.aligned_page_size", "value": page})
+    entry: dict[str, Any] = {
         "name": k.sym_name.data,
         "include_dirs": _include_dirs(k),
         "logical_kernel": k.logical_kernel.data,
         "kind": k.kind.data.value,
         "processor_slot": k.slot.data if k.slot else None,
+        # The TT-Metal processor and NOC (docs/manifest.md: a KernelDescriptor's config).
+        **_processor(k.slot.data if k.slot else None),
         "source": src.filename,
         "compile_time_args": ct_args,
-        "defines": {f"KERNEL_COMPILE_TIME_ARG_{i}": str(a["value"]) for i, a in enumerate(ct_args)},
+        "defines": {},
     }
     if k.is_compute:
         entry["compute_config"] = compute
     return entry
+
+
+def _processor(slot: str | None) -> dict[str, Any]:
+    processor, noc = PROCESSORS.get(slot or "", (None, None))
+    return {"processor": processor} if noc is None else {"processor": processor, "noc": noc}
 
 
 def _include_dirs(k: d.KernelOp) -> list[str]:
@@ -180,10 +192,10 @@ def build_manifest(
             _kernel_entry(k, s, dfbs, compute) for k, s in zip(kernels, sources, strict=True)
         ],
         "runtime_args": {
-            "per_node": [
-                {"index": t.index.value.data, "kind": "tensor_address", "tensor": t.sym_name.data}
-                for t in tensors
-            ],
+            "per_node": kernel_args.runtime_args(
+                [t.sym_name.data for t in sorted(tensors, key=lambda t: t.index.value.data)],
+                (grid[0], grid[1]),
+            ),
             "common": [],
         },
         "extern_calls": _extern_calls(kernels),

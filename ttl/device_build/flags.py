@@ -34,6 +34,9 @@ COPTS = (
     "-fno-finite-loops",
     "-nostdinc++",
     "-Wall",
+    # Generated kernels compile for hardware and for the emulator; the emulator's
+    # run-time checks (slice bounds, divisors) are watcher assertions on hardware.
+    "-DTTL_EMULATOR",
 )
 
 #: Every link: no C library or start files (crt0.S is ours), unused sections

@@ -19,9 +19,11 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ttl.device_build import flags
+from ttl.device_build import flags, tt_metal_index
+from ttl.targets import PROCESSORS
 
 #: Debug-info name of the directory holding a bundle's kernel sources.
 KERNELS_DIR = "kernels"
@@ -146,6 +148,25 @@ def build_elf(
                 raise DeviceBuildError(output)
 
 
+def processor_defines(kernel: Mapping[str, Any]) -> list[str]:
+    """TT-Metal's defines of the processor a manifest kernel runs on, as its JIT passes them.
+
+    A compute kernel is built for the math TRISC (the emulator runs the whole
+    kernel on one hart), ``dm0`` for BRISC on NOC 0 and ``dm1`` for NCRISC on
+    NOC 1. The emulator's headers take the kernel kind from them: a compute
+    kernel sees only the compute API, a data-movement kernel only its own.
+    """
+    if kernel.get("kind") == "compute":
+        return ["COMPILE_FOR_TRISC=1"]
+    processor, noc = PROCESSORS.get(kernel.get("processor_slot") or "dm0", PROCESSORS["dm0"])
+    return [f"COMPILE_FOR_{processor}", f"NOC_INDEX={noc}"]
+
+
+def compile_time_args_define(values: Iterable[int]) -> str:
+    """The define that passes a kernel's compile-time args, as TT-Metal's JIT passes them."""
+    return "KERNEL_COMPILE_TIME_ARGS=" + ",".join(str(v) for v in values)
+
+
 def manifest_builds(
     manifest: Mapping[str, Any],
     kernels_dir: str,
@@ -160,7 +181,14 @@ def manifest_builds(
     builds = []
     for kernel in manifest.get("kernels", []):
         source = kernel["source"]
-        own = [f"{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())]
+        ct_args = compile_time_args_define(
+            int(a["value"]) for a in kernel.get("compile_time_args", [])
+        )
+        own = [
+            ct_args,
+            *processor_defines(kernel),
+            *(f"{k}={v}" for k, v in sorted(kernel.get("defines", {}).items())),
+        ]
         build = KernelBuild(
             stem=os.path.splitext(source)[0],
             sources=(os.path.join(kernels_dir, source),),
@@ -217,7 +245,7 @@ def build_manifest(
         try:
             build_elf(toolchain, build, out_dir, source_dir=kernels_dir)
         except DeviceBuildError as e:
-            return explain_failure(label, kernel, str(e), manifest)
+            return explain_failure(label, kernel, str(e), manifest, toolchain.include_dirs)
         return None
 
     # The compiler is a subprocess: building kernels in parallel is free speed.
@@ -229,13 +257,21 @@ def build_manifest(
 
 
 def explain_failure(
-    label: str, kernel: Mapping[str, Any], output: str, manifest: Mapping[str, Any]
+    label: str,
+    kernel: Mapping[str, Any],
+    output: str,
+    manifest: Mapping[str, Any],
+    device_include_dirs: Sequence[str] = (),
 ) -> str:
-    """The compiler output, preceded by what to declare when a header is missing.
+    """The compiler output, preceded by what to do about it.
 
-    Names the ``ttl.call_extern_func`` sites behind the missing header: the
-    calls of that header, else (a header included by a called header) every
-    external call compiled into this kernel.
+    A missing header: what to declare, naming the ``ttl.call_extern_func``
+    sites behind it (the calls of that header, else, for a header included by
+    a called header, every external call compiled into this kernel). An
+    undeclared TT-Metal function: the TT-Metal header declaring it, and whether
+    the emulator lacks it or the kernel kind cannot call it
+    (:func:`tt_metal_index.explain_undeclared`; ``device_include_dirs`` are the
+    emulator's headers).
     """
     calls = manifest.get("extern_calls", [])
     notes = []
@@ -250,6 +286,10 @@ def explain_failure(
             f"`hdrs` of {label}, or to the `hdrs` of a cc_library in its `deps` (with "
             "`includes`/`strip_include_prefix` if it is included by a shorter path)."
         )
+    headers = [p for d in device_include_dirs for p in sorted(Path(d).rglob("*")) if p.is_file()]
+    notes += tt_metal_index.explain_undeclared(
+        output, compute=kernel.get("kind") == "compute", emulator_headers=headers
+    )
     head = "".join(note + "\n" for note in notes)
     return (
         f"{head}{label}: device compile of kernel `{kernel.get('name')}` "

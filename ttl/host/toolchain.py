@@ -27,6 +27,7 @@ from ttl.device_build.kernels import (
     Toolchain,
     build_elf,
     build_manifest,
+    compile_time_args_define,
 )
 from ttl.runtime.errors import LaunchError
 
@@ -93,7 +94,7 @@ def compile_kernel(
         sources=(str(source),),
         include_dirs=tuple(str(d) for d in include_dirs),
         defines=(
-            *(f"KERNEL_COMPILE_TIME_ARG_{i}={int(v)}" for i, v in enumerate(compile_time_args)),
+            compile_time_args_define(int(v) for v in compile_time_args),
             *(f"{k}={v}" for k, v in sorted((defines or {}).items())),
         ),
     )

@@ -155,7 +155,13 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     args = sorted(m["runtime_args"]["per_node"], key=lambda a: a["index"])
     names = {t.name for t in tensors}
     for a in args:
-        if a["kind"] != "tensor_address" or a["tensor"] not in names:
+        if a["kind"] in ("noc_x", "noc_y"):
+            key, limit = ("column", grid[0]) if a["kind"] == "noc_x" else ("row", grid[1])
+            if isinstance(a.get(key), int) and 0 <= a[key] < limit:
+                continue
+        if a["kind"] not in ("tensor_address", "noc_x", "noc_y") or (
+            a["kind"] == "tensor_address" and a["tensor"] not in names
+        ):
             raise BundleError(
                 f"{where}: runtime arg {a['index']} ({a}) is not supported by this "
                 "runtime: rebuild with the matching ttl compiler"
@@ -289,7 +295,7 @@ def _run_on(
         what = f"{bundle.operation}: tensor '{sig.name}'"
         handles[sig.name] = dev.write_sharded(arr, sig.dtype, layout, descriptor, what)
         descriptor += layout.descriptor_bytes
-    args = [_arg(handles[a["tensor"]]) for a in bundle.per_node_args]
+    args = [_runtime_arg(a, handles, dev.target) for a in bundle.per_node_args]
     program = Program(
         kernels=[KernelSpec(k.name, k.image, k.slot, args, dst=k.dst) for k in bundle.kernels],
         dfbs=bundle.dfbs,
@@ -313,8 +319,16 @@ def _run_on(
     return tuple(results)
 
 
-def _arg(handle: DramTensor | ShardedTensor) -> int:
-    """A tensor's runtime arg: its DRAM base, or its shard descriptor's address."""
+def _runtime_arg(
+    arg: dict, handles: dict[str, DramTensor | ShardedTensor], target: _targets.Target
+) -> int:
+    """The value of one manifest runtime arg: a tensor's address (its DRAM base or its
+    shard descriptor's), or the NOC coordinate of a grid column or row."""
+    if arg["kind"] == "noc_x":
+        return target.noc_columns[arg["column"]]
+    if arg["kind"] == "noc_y":
+        return target.noc_rows[arg["row"]]
+    handle = handles[arg["tensor"]]
     return handle.descriptor if isinstance(handle, ShardedTensor) else handle.address
 
 

@@ -70,7 +70,8 @@ class HartPrinter:
         nodes: dict | None = None,
     ):
         self.node, self.dram, self.read_local = node, dram, read_local
-        self.nodes = nodes or {node.coord: node}  # where L1-sharded tensor pages live
+        # NOC coordinates -> node: where L1-sharded tensor pages live.
+        self.nodes = nodes or {node.noc_coord: node}
         # The hart's print buffer (uint32); NumPy arrays are buffers, typeshed disagrees.
         self.words = memoryview(print_area)  # type: ignore[arg-type]
         self.sink = PrintSink()

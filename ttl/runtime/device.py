@@ -95,6 +95,7 @@ class Device:
                 self.target.dfb_count,
                 self.dram.num_banks,
                 self.memory,
+                self.target.noc_coord((x, y)),
             )
             for y in range(grid[1])
             for x in range(grid[0])

@@ -18,7 +18,16 @@ if TYPE_CHECKING:
     from elftools.elf.elffile import ELFFile
 
 # Kernel API headers: code inlined from them is reported at the kernel's call site.
+# They are the emulator's device headers, which builds record under this name
+# (ttl.device_build.kernels.DEVICE_PREFIX), or found under another name.
+_API_DIR = "ttl-device/include"
 _API_FILES = frozenset({"kernel_api.h", "kernel_api_impl.h"})
+
+
+def _is_api_file(path: str) -> bool:
+    return path.startswith(_API_DIR) or os.path.basename(path) in _API_FILES
+
+
 _EXIT_SYMBOL = "__ttl_exit"
 _STOP_SYMBOL = "__ttl_stop"
 
@@ -273,12 +282,12 @@ class ElfImage:
         DWARF inlined-call records, to the kernel line that called the API.
         """
         line = self.line_at(pc)
-        if line is None or os.path.basename(line[0]) not in _API_FILES:
+        if line is None or not _is_api_file(line[0]):
             return line
         calls = sorted((c for c in self._inlined_calls() if c[0] <= pc < c[1]), key=lambda c: -c[2])
         for _, _, _, file, lineno in calls:  # innermost inlined call first
             line = (file, lineno)
-            if os.path.basename(file) not in _API_FILES:
+            if not _is_api_file(file):
                 break
         return line
 

@@ -110,7 +110,7 @@ class Hart:
         self._cop_words = memoryview(self.queue32)
         pq = memmap.PRINT_OFFSET // 4
         self.printer = HartPrinter(
-            node, noc.dram, self.read_local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.nodes
+            node, noc.dram, self.read_local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.by_noc
         )
         self.zones = HartZones()
         # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).
@@ -587,6 +587,10 @@ class Hart:
             return (
                 f"tile slice {span} is out of bounds for {what} "
                 f"({extent} tiles): indices are in tiles, 0 <= index < {extent}"
+            )
+        if kind == memmap.ERR_UNSUPPORTED:
+            return (
+                f"{self.printer.string(c)}: TT-Metal has this, but the emulator does not model it"
             )
         if kind == memmap.ERR_SHARD_PAGE:
             return f"page {a} of an L1-sharded tensor of {b} pages is outside its shards"

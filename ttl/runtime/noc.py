@@ -49,6 +49,8 @@ class Noc:
 
     def __init__(self, nodes: dict, dram: Dram, grid: tuple[int, int]):
         self.nodes = nodes
+        # NOC addresses name nodes by NOC coordinates, not logical ones.
+        self.by_noc = {node.noc_coord: node for node in nodes.values()}
         self.dram = dram
         self.grid = grid
         self.bytes_read = 0
@@ -136,7 +138,7 @@ class Noc:
         hi, far_lo, near_lo = (src_hi, src_lo, dst_lo) if reading else (dst_hi, dst_lo, src_lo)
         if hi >> 16 != hi & 0xFFFF:  # a multicast rectangle
             return False
-        owner = self.nodes.get((hi & 0xFF, hi >> 8 & 0xFF))
+        owner = self.by_noc.get((hi & 0xFF, hi >> 8 & 0xFF))
         if owner is None:
             return False
         near, far = node.l1_view, owner.l1_view
@@ -199,13 +201,16 @@ class Noc:
     def _is_local(node, noc_addr: int) -> bool:
         """Whether a unicast node address names ``node`` itself."""
         hi = noc_addr >> 32
-        return (hi & 0xFF, hi >> 8 & 0xFF) == node.coord
+        return (hi & 0xFF, hi >> 8 & 0xFF) == node.noc_coord
 
     def _node(self, x: int, y: int, what: str):
-        node = self.nodes.get((x, y))
+        node = self.by_noc.get((x, y))
         if node is None:
             gx, gy = self.grid
-            raise DeviceFault(f"NOC {what} node ({x},{y}), which is outside the {gx}x{gy} grid")
+            raise DeviceFault(
+                f"NOC {what} NOC coordinates ({x},{y}), which are no node of the {gx}x{gy} grid "
+                "(NOC coordinates come from the host: worker_core_from_logical_core)"
+            )
         return node
 
     def _load(self, noc_addr: int, size: int, what: str) -> np.ndarray:
@@ -250,11 +255,13 @@ class Noc:
                 "get_noc_multicast_addr(x_start, y_start, x_end, y_end, addr), start <= end"
             )
         data = node.resolve(src, size).copy()
+        # The grid's nodes inside the rectangle (on Blackhole it spans columns that
+        # hold no worker nodes; a rectangle past the grid shows in num_dests).
         dests = [
             (x, y)
             for y in range(y0, y1 + 1)
             for x in range(x0, x1 + 1)
-            if loopback or (x, y) != node.coord
+            if (x, y) in self.by_noc and (loopback or (x, y) != node.noc_coord)
         ]
         if num_dests != len(dests):
             sender = "included (loopback)" if loopback else "excluded"

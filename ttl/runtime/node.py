@@ -23,11 +23,13 @@ class Node:
         dfb_count: int,
         dram_banks: int,
         memory: memmap.DeviceMemory,
+        noc_coord: tuple[int, int] | None = None,
     ):
         """Node ``coord`` of ``grid``; its L1 and register page are its slots of ``memory``."""
         if l1_bytes % 4096:
             raise ValueError(f"L1 size {l1_bytes} is not a multiple of 4 KiB")
         self.coord, self.grid = coord, grid
+        self.noc_coord = noc_coord or coord  # where the NOC addresses it
         self.index = coord[1] * grid[0] + coord[0]  # its slot in the device's arenas
         self.semaphore_names: Sequence[str] = ()  # TT-Lang names by index, for reports
         self.l1 = memory.l1.slot(self.index)
@@ -58,6 +60,8 @@ class Node:
         info = memmap.NODE_INFO_OFFSET // 4
         self.regs32[info : info + len(self._info)] = self._info
         self.regs32[info + memmap.INFO_SEM_COUNT] = len(semaphores)
+        self.regs32[info + memmap.INFO_NOC_X] = self.noc_coord[0]
+        self.regs32[info + memmap.INFO_NOC_Y] = self.noc_coord[1]
         for cfg in dfbs:
             self.dfbs[cfg.index].configure(cfg, dfb_bases[cfg.index])
         sem = memmap.SEM_OFFSET // 4

@@ -78,8 +78,11 @@ class ShardLayout:
         ids = np.arange(rows * cols).reshape(gr, sr, gc, sc)
         return ids.transpose(0, 2, 1, 3).reshape(gr * gc, sr * sc)
 
-    def descriptor(self, shape: tuple[int, ...], l1_base: int) -> np.ndarray:
-        """The descriptor words kernels read (device_map.h, TTL_SHARD_*)."""
+    def descriptor(
+        self, shape: tuple[int, ...], l1_base: int, noc_coords: list[tuple[int, int]]
+    ) -> np.ndarray:
+        """The descriptor words kernels read (device_map.h, TTL_SHARD_*); ``noc_coords`` are
+        the NOC coordinates of :attr:`cores`."""
         _, grid_cols = self.shard_grid(shape)
         words = np.zeros(memmap.SHARD_HEADER_WORDS + len(self.cores), np.uint32)
         words[memmap.SHARD_L1_BASE] = l1_base
@@ -87,7 +90,7 @@ class ShardLayout:
         words[memmap.SHARD_ROWS], words[memmap.SHARD_COLS] = self.shard_pages
         words[memmap.SHARD_GRID_COLS] = grid_cols
         words[memmap.SHARD_COUNT] = len(self.cores)
-        words[memmap.SHARD_HEADER_WORDS :] = [x | y << 8 for x, y in self.cores]
+        words[memmap.SHARD_HEADER_WORDS :] = [x | y << 8 for x, y in noc_coords]
         return words
 
 
@@ -117,7 +120,8 @@ class ShardedTensor:
 
     def place(self, nodes: dict) -> None:
         """Writes the descriptor on every node and each shard into its node's L1."""
-        words = self.layout.descriptor(self.shape, self.l1_base)
+        noc_coords = [nodes[core].noc_coord for core in self.layout.cores]
+        words = self.layout.descriptor(self.shape, self.l1_base, noc_coords)
         at = (self.descriptor - memmap.NODE_REGS_BASE) // 4
         for node in nodes.values():
             node.regs32[at : at + len(words)] = words
@@ -174,7 +178,8 @@ def place_in_l1(tensors: list[ShardedTensor], start: int, l1_bytes: int, target:
 
 def read_pages(regs32: np.ndarray, descriptor: int, page_size: int, count: int, nodes: dict):
     """Pages 0..count-1 of the sharded tensor whose descriptor is at ``descriptor`` in a
-    node register page (``regs32``), found as the device's address generation finds them."""
+    node register page (``regs32``), found as the device's address generation finds them;
+    ``nodes`` maps NOC coordinates to nodes."""
     at = (descriptor - memmap.NODE_REGS_BASE) // 4
     if not DESCRIPTOR_BASE <= descriptor < DESCRIPTOR_END - memmap.SHARD_HEADER_WORDS * 4:
         raise DeviceFault(f"{descriptor:#x} is not an L1-sharded tensor's descriptor")

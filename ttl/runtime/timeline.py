@@ -82,18 +82,18 @@ def local_address(addr: int) -> str:
 
 
 def noc_address(noc_addr: int) -> str:
-    """A unicast NOC address: a DRAM bank's or a node's."""
+    """A unicast NOC address: a DRAM bank's, or a node's by its NOC coordinates."""
     hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
     if hi & memmap.NOC_DRAM_FLAG:
         return f"DRAM bank {hi & 0xFFFF} @ {addr:#x}"
-    return f"node ({hi & 0xFF},{hi >> 8 & 0xFF}) @ {addr:#x}"
+    return f"NOC ({hi & 0xFF},{hi >> 8 & 0xFF}) @ {addr:#x}"
 
 
 def multicast_address(noc_addr: int) -> str:
-    """A multicast NOC address: its rectangle of nodes."""
+    """A multicast NOC address: its rectangle of NOC coordinates."""
     hi, addr = noc_addr >> 32, noc_addr & 0xFFFFFFFF
     x0, y0, x1, y1 = hi & 0xFF, hi >> 8 & 0xFF, hi >> 16 & 0xFF, hi >> 24 & 0xFF
-    return f"nodes ({x0},{y0})-({x1},{y1}) @ {addr:#x}"
+    return f"NOC ({x0},{y0})-({x1},{y1}) @ {addr:#x}"
 
 
 def occupancy(counts: Iterable[DfbCount]) -> list[DfbCount]:

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 template <typename Source, typename Destination, uint32_t Blocks, bool Negate>
 void external_copy() {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 namespace ttl_examples {
 // The sign bits of every element in a 32-bit word of a page of `page_bytes`.

@@ -24,7 +24,7 @@ def test_prelude_order(extern_compile):
         CHECK: #include <cstdint>
         CHECK: namespace ttlang {
         CHECK: struct DFBDescriptor {
-        CHECK: #include "ttl/kernel_api.h"
+        CHECK: #include "api/compute/common.h"
         CHECK: // Headers of external calls.
         CHECK-NEXT: #include "extern_entries.hpp"
         CHECK-NEXT: #include "extern_copy.hpp"
@@ -67,6 +67,7 @@ def test_descriptor_members_are_constexpr(extern_compile, tmp_path):
     toolchain.compile_kernel(
         tmp_path / "out" / kernel["source"],
         tmp_path / "k.elf",
+        compile_time_args=[a["value"] for a in kernel["compile_time_args"]],
         defines=kernel["defines"],
         include_dirs=[header.parent],
     )

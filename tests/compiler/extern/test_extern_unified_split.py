@@ -101,7 +101,8 @@ def test_scalars_are_replicated_into_reading_kernels(extern_compile):
         """
     )
     assert (
-        "ttl_node_x" in r.sources["compute.cpp"] and "ttl_node_x" in r.sources["data_movement.cpp"]
+        "get_relative_logical_x" in r.sources["compute.cpp"]
+        and "get_relative_logical_x" in r.sources["data_movement.cpp"]
     )
     assert " * 2" in r.sources["compute.cpp"] and " * 2" not in r.sources["data_movement.cpp"]
 

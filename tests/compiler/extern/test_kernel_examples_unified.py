@@ -54,8 +54,8 @@ def test_handles_select_transactions_and_their_copies():
         "kernel_handles.compute",
         "kernel_handles.writer",
     ]
-    assert "noc_async_read_tile" in r.sources["reader.cpp"]
-    assert "noc_async_write_tile" in r.sources["writer.cpp"]
+    assert "noc_async_read_page" in r.sources["reader.cpp"]
+    assert "noc_async_write_page" in r.sources["writer.cpp"]
 
 
 def test_composition_shares_the_callee_kernel():

@@ -82,9 +82,9 @@ def op(a, s, t, y):
             "ttl.math.transpose(a_blk)",
             (3, 2),
             "ttl.transpose %{{.*}} : !ttl.tiles<2x3xbf16> -> !ttl.tiles<3x2xbf16>",
-            """transpose_wh_init(dfb_a_dfb, dfb_y_dfb);
+            """transpose_init(dfb_a_dfb);
             CHECK-NEXT: for (uint32_t i = 0; i < {{[0-9]+}}; ++i) {
-            CHECK-NEXT: transpose_wh_tile(dfb_a_dfb, i / 2 + (i % 2) * 3, i);""",
+            CHECK-NEXT: transpose_tile(dfb_a_dfb, i / 2 + (i % 2) * 3, i);""",
         ),
         (
             "ttl.block.where(a_blk, a_blk, ttl.math.broadcast(c_blk, dims=[-1]))",
@@ -92,7 +92,7 @@ def op(a, s, t, y):
             "ttl.where %{{.*}}, %{{.*}}, %{{.*}} : !ttl.tiles<2x3xbf16>",
             """where_tile_init();
             CHECK-NEXT: for (uint32_t i = 0; i < {{[0-9]+}}; ++i) {
-            CHECK-NEXT: where_tile(i, i + 2, i + 4, i);""",
+            CHECK-NEXT: where_tile<DataFormat::Float16_b>(i, i + 2, i + 4, i);""",
         ),
         (
             "ttl.math.mask(a_blk, a_blk) + ttl.math.mask_posinf(a_blk, a_blk)",

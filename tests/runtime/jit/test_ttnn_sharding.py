@@ -15,6 +15,7 @@ from ttl.host import jit, ttnn
 from ttl.host.ttnn.errors import MissingTtnnFunctionError, TtnnError
 from ttl.runtime import ShardLayout
 from ttl.runtime.profile import copy_totals
+from ttl.targets import TARGETS
 
 L1 = ttnn.BufferType.L1
 HEIGHT = ttnn.TensorMemoryLayout.HEIGHT_SHARDED
@@ -130,9 +131,11 @@ def test_pages_by_shard_and_descriptor():
     np.testing.assert_array_equal(
         layout.pages_by_shard((128, 64)), [[0, 2], [1, 3], [4, 6], [5, 7]]
     )
-    words = layout.descriptor((128, 64), l1_base=0x4000)
+    wormhole = TARGETS["wormhole_b0"]
+    noc = [wormhole.noc_coord(core) for core in layout.cores]  # 18 + logical
+    words = layout.descriptor((128, 64), l1_base=0x4000, noc_coords=noc)
     assert list(words[:6]) == [0x4000, 2, 2, 1, 2, 4]
-    assert list(words[8:]) == [0, 1, 1 << 8, 1 | 1 << 8]
+    assert list(words[8:]) == [18 | 18 << 8, 19 | 18 << 8, 18 | 19 << 8, 19 | 19 << 8]
 
 
 # ------------------------------------------------------------------ tensors

@@ -1,11 +1,15 @@
 // y = a * b + c, one tile at a time: DFBs 0, 1, 2 in, DFB 16 out.
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/compute/common.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/eltwise_binary_sfpu.h"
+#include "api/compute/matmul.h"
+#include "api/compute/tile_move_copy.h"
 
 void kernel_main() {
   const uint32_t n = get_arg_val<uint32_t>(0);
-  binary_op_init_common(0, 1, 16);
-  mul_tiles_init(0, 1);
+  compute_kernel_hw_startup(0, 1, 16);
+  mul_init(0, 1, false);
   for (uint32_t i = 0; i < n; i++) {
     cb_wait_front(0, 1);
     cb_wait_front(1, 1);

@@ -1,12 +1,17 @@
 // C[m, n] = sum_k A[m, k] @ B[k, n]. KERNEL_COMPILE_TIME_ARG_0 selects where
 // the sum accumulates: 0 = in DST (matmul_tiles), 1 = in L1 (pack with L1 acc).
 #include <cstdint>
-#include "ttl/kernel_api.h"
+#include "api/compute/common.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/eltwise_binary_sfpu.h"
+#include "api/compute/matmul.h"
+#include "api/compute/tile_move_copy.h"
 
 void kernel_main() {
   constexpr bool l1_acc = get_compile_time_arg_val(0);
   const uint32_t tiles = get_arg_val<uint32_t>(0), kt = get_arg_val<uint32_t>(1);
-  mm_init(0, 1, 16);
+  compute_kernel_hw_startup<SrcOrder::Reverse>(0, 1, 16);
+  matmul_init(0, 1);
   for (uint32_t t = 0; t < tiles; t++) {
     cb_reserve_back(16, 1);
     if (!l1_acc) tile_regs_acquire();

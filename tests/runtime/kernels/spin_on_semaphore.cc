@@ -1,7 +1,7 @@
 // Spins until semaphore 0 of this node becomes non-zero (nothing sets it).
 #include <cstdint>
 
-#include "ttl/kernel_api.h"
+#include "api/dataflow/dataflow_api.h"
 
 void kernel_main() {
   volatile uint32_t* sem = reinterpret_cast<volatile uint32_t*>(get_semaphore(0));

@@ -27,8 +27,13 @@ _BINARY_FN_API = {
     d.BinaryFnEnum.MAX: "binary_max_tile",
     d.BinaryFnEnum.MIN: "binary_min_tile",
     d.BinaryFnEnum.MOD: "remainder_binary_tile",
+    # Not in TT-Metal 0.81.1, whose float floor division (ttnn's div with
+    # rounding_mode="floor") rounds the quotient to DST's format before flooring;
+    # the emulator's op is Python's floor division (docs/status.md).
     d.BinaryFnEnum.FLOORDIV: "floor_div_binary_tile",
 }
+#: TT-Metal's DataFormat of DST tiles computed from blocks of each dtype.
+_DST_FORMAT = {"bf16": "Float16_b", "bfp8": "Float16_b", "f32": "Float32"}
 _COMPARE_ZERO = {
     d.BinaryFnEnum.GT: "gtz",
     d.BinaryFnEnum.LT: "ltz",
@@ -155,7 +160,7 @@ class TileCodegen:
         dst = self.dst(base, k)
         if isinstance(op, d.ReadOp):
             cb = self.cb_of(op.block)
-            self.init(f"copy_tile_init({cb});")
+            self.init(f"copy_init({cb});")
             if reads_reserved(op):  # block state RW: read back a stored, unpushed block
                 self.line(f"copy_tile_from_reserved({cb}, {t}, {dst});")
             else:
@@ -167,7 +172,7 @@ class TileCodegen:
             name = op.name.split(".")[1]
             if fpu_binary(op, self.fpu):  # both operands are ttl.read results
                 a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
-                self.init(f"{name}_tiles_init({a}, {b});")
+                self.init(f"{name}_init({a}, {b}, false);")
                 self.line(f"{name}_tiles({a}, {b}, {t}, {t}, {dst});")
             else:
                 self.gen(op.lhs, t, base, k)
@@ -199,8 +204,10 @@ class TileCodegen:
             self.gen(op.true_value, t, base, k + 1)
             self.gen(op.false_value, t, base, k + 2)
             self.init("where_tile_init();")
+            fmt = _DST_FORMAT[op.result.type.dtype]
             self.line(
-                f"where_tile({dst}, {self.dst(base, k + 1)}, {self.dst(base, k + 2)}, {dst});"
+                f"where_tile<DataFormat::{fmt}>({dst}, {self.dst(base, k + 1)}, "
+                f"{self.dst(base, k + 2)}, {dst});"
             )
         elif isinstance(op, d.MaskOp):
             self.gen(op.operand, t, base, k)
@@ -251,11 +258,11 @@ class TileCodegen:
         cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
         kind = _BCAST_KIND.get((rank - 2 in bdims, rank - 1 in bdims))
         if kind is None:  # only outer dims: whole tiles repeat
-            self.init(f"copy_tile_init({cb});")
+            self.init(f"copy_init({cb});")
             self.line(f"copy_tile({cb}, {index}, {dst});")
             return
-        self.init(f"unary_bcast_init({cb}, BroadcastType::{kind});")
-        self.line(f"unary_bcast({cb}, {index}, {dst}, BroadcastType::{kind});")
+        self.init(f"unary_bcast_init<BroadcastType::{kind}>({cb});")
+        self.line(f"unary_bcast<BroadcastType::{kind}>({cb}, {index}, {dst});")
 
     def _matmul(self, op: d.MatmulOp, t: str, dst: str) -> None:
         # (ignores: as in _broadcast; matmul operands are ttl.read results.)
@@ -275,7 +282,7 @@ class TileCodegen:
         col = "0" if n == 1 else (rt if m == 1 else f"{_paren(rt)} % {n}")
         self.init("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, 0x00000000u);  // matmul_tiles accumulates")
-        self.init(f"mm_init({a}, {b}, {self.cb_out});")
+        self.init(f"matmul_init({a}, {b});")
         a_base = [(bi, m * kk)] if bi != "0" else []
         b_base = [(bi, kk * n)] if bi != "0" else []
         if row != "0":
@@ -359,10 +366,10 @@ class TileCodegen:
             pad += "  "
         index = _linear(terms)
         if cb_s == "TTL_SCALER_ONE_CB":
-            self.line(f"{pad}copy_tile_init({cb});")
+            self.line(f"{pad}copy_init({cb});")
             self.line(f"{pad}copy_tile({cb}, {index}, {other});")
         else:  # each element times the scaler tile's
-            self.line(f"{pad}mul_tiles_init({cb}, {cb_s});")
+            self.line(f"{pad}mul_init({cb}, {cb_s}, false);")
             self.line(f"{pad}mul_tiles({cb}, {cb_s}, {index}, 0, {other});")
         self.line(f"{pad}{combine}_init();")
         self.line(f"{pad}{combine}({dst}, {other}, {dst});")
@@ -371,7 +378,7 @@ class TileCodegen:
             self.line(f"{pad}}}")
 
     def _transpose(self, op: d.TransposeOp, t: str, dst: str) -> None:
-        """transpose_wh_tile of the source tile at the transposed position of tile ``t``."""
+        """transpose_tile of the source tile at the transposed position of tile ``t``."""
         rows, cols = op.result.type.dims
         cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
         # Result tile (r, c) of the (rows, cols) result is source tile (c, r) of (cols, rows).
@@ -380,8 +387,8 @@ class TileCodegen:
             terms.append((_coord(t, (rows, cols), 0), 1))
         if cols > 1:
             terms.append((_coord(t, (rows, cols), 1), rows))
-        self.init(f"transpose_wh_init({cb}, {self.cb_out});")
-        self.line(f"transpose_wh_tile({cb}, {_linear(terms)}, {dst});")
+        self.init(f"transpose_init({cb});")
+        self.line(f"transpose_tile({cb}, {_linear(terms)}, {dst});")
 
 
 def emit_store(

@@ -1,11 +1,16 @@
-"""C++ emission: one source file per ``ttl.kernel``, against ``ttl/kernel_api.h``.
+"""C++ emission: one TT-Metal kernel source per ``ttl.kernel``.
 
-Conventions (also recorded in the manifest, see docs/manifest.md):
+A data-movement kernel is written against TT-Metal's ``api/dataflow/dataflow_api.h``.
+Conventions (also recorded in the manifest, see docs/manifest.md and
+:mod:`ttl.compiler.kernel_args`):
 
 * DFB physical indices are compile-time args, in ascending physical index of
   the DFBs the kernel uses: ``constexpr uint32_t dfb_<name> = get_compile_time_arg_val(k);``
-* Runtime arg ``i`` is the DRAM base address of operation tensor ``i``; a
-  data-movement kernel wraps it as ``TensorAccessor tensor_<name>(addr, page_size)``.
+* Runtime arg ``i`` is the address of operation tensor ``i``; a data-movement
+  kernel wraps it as ``TensorAccessor(TensorAccessorArgs<k>(), addr, page_size)``,
+  its ``TensorAccessorArgs`` following the DFB indices in the compile-time args.
+* NOC coordinates of other nodes come from runtime args (``noc_x_of(column)``,
+  ``noc_y_of(row)``), never from constants in the code.
 * Every kernel defines ``void kernel_main()``; a comment precedes the code of
   each source line it came from.
 """
@@ -21,9 +26,10 @@ from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
+from ttl.compiler import kernel_args
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.compute_config import ComputeConfig
-from ttl.compiler.emit import pipes
+from ttl.compiler.emit import pipes, tt_metal_api
 from ttl.compiler.emit.compute import emit_store
 from ttl.compiler.emit.debug import print_statement, signpost_statement
 from ttl.compiler.emit.row_major import row_major_copy_lines, tensor_page_bytes
@@ -43,8 +49,18 @@ struct DFBDescriptor {
   static constexpr uint32_t page_size_bytes = PageSizeBytes;
 };
 }  // namespace ttlang
+"""
 
-#include "ttl/kernel_api.h"
+# The emulator's run-time checks of generated code (emitted only where a kernel
+# needs one); on hardware they are TT-Metal's watcher assertions.
+CHECKS_ON_HARDWARE = """
+#ifndef TTL_EMULATOR
+// On hardware, the emulator's checks are TT-Metal watcher assertions.
+#include "api/debug/assert.h"
+#define ttl_check_slice(index, size, extent, what) \\
+  ASSERT(static_cast<uint32_t>(index) <= (extent) - (size))
+#define ttl_check_divisor(dividend, divisor) ASSERT((divisor) != 0)
+#endif
 """
 
 FLOORDIV_HELPER = """
@@ -169,12 +185,27 @@ class KernelSource:
     filename: str
     text: str
     dfbs: tuple[str, ...]  # compile-time arg k is the physical index of dfbs[k]
+    # Then the TensorAccessorArgs of these tensors: (name, page size), in order.
+    tensor_args: tuple[tuple[str, int], ...] = ()
 
 
 # Kernel-API identifiers a user variable must not shadow inside kernel_main.
 _API_NAMES = frozenset(
     [
         "TensorAccessor",
+        "TensorAccessorArgs",
+        "noc_x_of",
+        "noc_y_of",
+        "noc_index",
+        "get_relative_logical_x",
+        "get_relative_logical_y",
+        "noc_async_read_page",
+        "noc_async_write_page",
+        "ASSERT",
+        "SrcOrder",
+        "DataFormat",
+        "compute_kernel_hw_startup",
+        *(fn for fns in tt_metal_api.COMPUTE_HEADERS.values() for fn in fns),
         "BroadcastType",
         "NONE",
         "ROW",
@@ -272,8 +303,11 @@ class KernelEmitter(SyncEmitMixin):
         self.depth = 1
         self.last_line = -1
         self.needs_floordiv = False
+        self.needs_checks = False
+        self.needs_noc_coords = False
         self.pending_comment: str | None = None
         self.tensors = {t.sym_name.data: t for t in operation.body.ops if isinstance(t, d.TensorOp)}
+        self.num_tensors = len(self.tensors)
         self.dfbs = {f.sym_name.data: f for f in operation.body.ops if isinstance(f, d.DFBOp)}
         self.semaphores = {
             s.sym_name.data: s for s in operation.body.ops if isinstance(s, d.SemaphoreOp)
@@ -350,13 +384,17 @@ class KernelEmitter(SyncEmitMixin):
         k = self.kernel
         body: list[str] = []
         self.lines = body
+        tensor_args = []
+        cta = len(self.used_dfbs)
         for name in self.used_tensors if not k.is_compute else []:
             t = self.tensors[name]
             page = tensor_page_bytes(t.tensor_type)
             self.line(
-                f"const TensorAccessor tensor_{name}(get_arg_val<uint32_t>({t.index.value.data}), "
-                f"{page});"
+                f"const auto tensor_{name} = TensorAccessor(TensorAccessorArgs<{cta}>(), "
+                f"get_arg_val<uint32_t>({t.index.value.data}), {page});"
             )
+            tensor_args.append((name, page))
+            cta += kernel_args.TENSOR_ACCESSOR_WORDS
         self.declare_semaphores(self.semaphores)
         self.region(k.body.block)
         head = [
@@ -373,6 +411,16 @@ class KernelEmitter(SyncEmitMixin):
                 f"(fp32_dest_acc_en={c.fp32_dest_acc_en}, dst_full_sync_en={c.dst_full_sync_en})."
             )
         head.append(PRELUDE)
+        if k.is_compute:
+            startup = self.hw_startup()
+            if startup is not None:  # TT-Metal: once, before any other compute call
+                body.insert(0, "  " + startup)
+            includes = ["api/compute/common.h", *tt_metal_api.compute_headers("\n".join(body))]
+        else:
+            includes = [tt_metal_api.DATAFLOW_HEADER]
+        head.append("".join(f'#include "{h}"\n' for h in includes))
+        if self.needs_checks:
+            head.append(CHECKS_ON_HARDWARE)
         headers = custom_headers(k)
         if headers:
             head.append("// Headers of external calls.")
@@ -385,8 +433,65 @@ class KernelEmitter(SyncEmitMixin):
             for i, name in enumerate(self.used_dfbs):
                 head.append(f"constexpr uint32_t dfb_{name} = get_compile_time_arg_val({i});")
             head.append("")
+        if self.needs_noc_coords:
+            head.append(self.noc_coordinate_helpers())
         text = "\n".join([*head, "void kernel_main() {", *body, "}", ""])
-        return KernelSource(f"{k.sym_name.data}.cpp", text, tuple(self.used_dfbs))
+        return KernelSource(
+            f"{k.sym_name.data}.cpp", text, tuple(self.used_dfbs), tuple(tensor_args)
+        )
+
+    def hw_startup(self) -> str | None:
+        """The compute kernel's ``compute_kernel_hw_startup`` call (None: it uses no DFB).
+
+        Its operands are the CBs of the kernel's first tile operation as TT-Metal
+        kernels pass them: a matmul's two inputs (``SrcOrder::Reverse``), else the first
+        two DFBs it waits on, and the first it reserves.
+        """
+        waits, reserves = [], []
+        matmul = None
+        for op in self.kernel.walk():
+            if isinstance(op, d.WaitOp) and self.cb(op.dfb) not in waits:
+                waits.append(self.cb(op.dfb))
+            elif isinstance(op, d.ReserveOp) and self.cb(op.dfb) not in reserves:
+                reserves.append(self.cb(op.dfb))
+            elif isinstance(op, d.MatmulOp) and matmul is None:
+                matmul = op
+        if not waits and not reserves:
+            return None
+        out = reserves[0] if reserves else waits[0]
+        if matmul is not None:
+            # (ignore: matmul operands are ttl.read results of waited blocks)
+            a = self.cb(matmul.lhs.owner.block)  # type: ignore[union-attr]
+            b = self.cb(matmul.rhs.owner.block)  # type: ignore[union-attr]
+            return f"compute_kernel_hw_startup<SrcOrder::Reverse>({a}, {b}, {out});"
+        if len(waits) >= 2:
+            return f"compute_kernel_hw_startup({waits[0]}, {waits[1]}, {out});"
+        return f"compute_kernel_hw_startup({(waits or reserves)[0]}, {out});"
+
+    # ------------------------------------------------------------ NOC coordinates
+    def noc_x(self, column: str) -> str:
+        """The NOC x coordinate of logical column ``column`` (a C++ expression)."""
+        self.needs_noc_coords = True
+        return f"noc_x_of({column})"
+
+    def noc_y(self, row: str) -> str:
+        """The NOC y coordinate of logical row ``row`` (a C++ expression)."""
+        self.needs_noc_coords = True
+        return f"noc_y_of({row})"
+
+    def noc_coordinate_helpers(self) -> str:
+        x0 = kernel_args.noc_x_arg(self.num_tensors, 0)
+        y0 = kernel_args.noc_y_arg(self.num_tensors, self.grid, 0)
+        return (
+            "// NOC coordinates of the grid's columns and rows: runtime args the host computes\n"
+            "// from the logical grid (worker_core_from_logical_core).\n"
+            "inline uint32_t noc_x_of(int32_t column) {\n"
+            f"  return get_arg_val<uint32_t>({x0} + column);\n"
+            "}\n"
+            "inline uint32_t noc_y_of(int32_t row) {\n"
+            f"  return get_arg_val<uint32_t>({y0} + row);\n"
+            "}\n"
+        )
 
     def region(self, block: Block) -> None:
         for op in block.ops:
@@ -424,6 +529,7 @@ class KernelEmitter(SyncEmitMixin):
         r = op.results[0]
         divisor = self.val(op.rhs)
         if not divisor.lstrip("-").isdigit():  # a constant divisor was checked when folded
+            self.needs_checks = True
             self.line(f"ttl_check_divisor({self.val(op.lhs)}, {divisor});")
         self.line(
             f"const int32_t {self.define(r)} = "
@@ -442,7 +548,7 @@ class KernelEmitter(SyncEmitMixin):
 
     def op_NodeOp(self, op: d.NodeOp) -> None:
         r = op.results[0]
-        fn = "ttl_node_x" if op.dim.value.data == 0 else "ttl_node_y"
+        fn = "get_relative_logical_x" if op.dim.value.data == 0 else "get_relative_logical_y"
         self.line(f"const int32_t {self.define(r)} = static_cast<int32_t>({fn}());")
 
     # ------------------------------------------------------------ control flow
@@ -562,6 +668,7 @@ class KernelEmitter(SyncEmitMixin):
                         f"a slice of {size} elements in dimension {dim} of row-major tensor "
                         f"'{tname}' ({units[dim]} elements)"
                     )
+                self.needs_checks = True
                 self.line(f'ttl_check_slice({coord}, {size}, {units[dim]}, "{what}");')
             coords.append(coord)
         if tensor_type.is_row_major:
@@ -602,9 +709,9 @@ class KernelEmitter(SyncEmitMixin):
             self.line(f"for (uint32_t {iv} = 0; {iv} < {size}; ++{iv}) {{")
             self.indent(1)
         if op.is_read:
-            self.line(f"noc_async_read_tile({page_expr}, tensor_{tname}, {l1});")
+            self.line(f"noc_async_read_page({page_expr}, tensor_{tname}, {l1});")
         else:
-            self.line(f"noc_async_write_tile({page_expr}, tensor_{tname}, {l1});")
+            self.line(f"noc_async_write_page({page_expr}, tensor_{tname}, {l1});")
         for _ in loops:
             self.indent(-1)
             self.line("}")
@@ -626,7 +733,7 @@ class KernelEmitter(SyncEmitMixin):
             self.line(text)
 
     def op_PipeSendOp(self, op: d.PipeSendOp) -> None:
-        for text in pipes.send_lines(op, self.names[op.block], self.cb(op.landing)):
+        for text in pipes.send_lines(op, self.names[op.block], self.cb(op.landing), self):
             self.line(text)
 
     def op_PipeRecvOp(self, op: d.PipeRecvOp) -> None:
@@ -639,7 +746,7 @@ class KernelEmitter(SyncEmitMixin):
             return
         if isinstance(copy, d.PipeRecvOp):
             blk, landing = self.names[copy.block], self.cb(copy.landing)
-            for text in pipes.receive_lines(copy, blk, landing, self.namer.fresh):
+            for text in pipes.receive_lines(copy, blk, landing, self.namer.fresh, self):
                 self.line(text)
             return
         assert isinstance(copy, d.CopyOp)

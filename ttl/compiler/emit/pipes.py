@@ -22,10 +22,19 @@ handshake that would deadlock.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.pipes import ONE_SEMAPHORE, PipeTables
 from ttl.targets import tile_bytes
+
+
+class NocCoordinates(Protocol):
+    """Translates logical grid coordinates into NOC coordinates (C++ expressions)."""
+
+    def noc_x(self, column: str) -> str: ...
+
+    def noc_y(self, row: str) -> str: ...
 
 
 def _sem(sem_id: int) -> str:
@@ -46,7 +55,7 @@ def block_bytes(op: d._PipeCopyOp) -> int:
     return tiles * page
 
 
-def send_lines(op: d.PipeSendOp, blk: str, landing_cb: str) -> list[str]:
+def send_lines(op: d.PipeSendOp, blk: str, landing_cb: str, noc: NocCoordinates) -> list[str]:
     """``ttl.copy(blk, pipe)``: the sender's half of the protocol."""
     slot = op.slot.value.data
     sx, sy = (int(v) for v in op.src.get_values())
@@ -62,16 +71,19 @@ def send_lines(op: d.PipeSendOp, blk: str, landing_cb: str) -> list[str]:
     ]
     landing = f"get_write_ptr({landing_cb})"
     if n == 1:
+        x, y = noc.noc_x(str(x0)), noc.noc_y(str(y0))
         lines += [
-            f"noc_async_write({blk}, get_noc_addr({x0}, {y0}, {landing}), {size});",
-            f"noc_semaphore_inc(get_noc_addr({x0}, {y0}, {valid}), 1);  // data valid",
+            f"noc_async_write({blk}, get_noc_addr({x}, {y}, {landing}), {size});",
+            f"noc_semaphore_inc(get_noc_addr({x}, {y}, {valid}), 1);  // data valid",
         ]
         return lines
     loopback = (sx, sy) in receivers
     sfx = "_loopback_src" if loopback else ""
 
     def mcast(addr: str) -> str:
-        return f"get_noc_multicast_addr({x0}, {y0}, {x1}, {y1}, {addr})"
+        start = f"{noc.noc_x(str(x0))}, {noc.noc_y(str(y0))}"
+        end = f"{noc.noc_x(str(x1))}, {noc.noc_y(str(y1))}"
+        return f"get_noc_multicast_addr({start}, {end}, {addr})"
 
     lines += [
         f"noc_async_write_multicast{sfx}({blk}, {mcast(landing)}, {size}, {n});",
@@ -82,7 +94,11 @@ def send_lines(op: d.PipeSendOp, blk: str, landing_cb: str) -> list[str]:
 
 
 def receive_lines(
-    op: d.PipeRecvOp, blk: str, landing_cb: str, fresh: Callable[[str], str]
+    op: d.PipeRecvOp,
+    blk: str,
+    landing_cb: str,
+    fresh: Callable[[str], str],
+    noc: NocCoordinates,
 ) -> list[str]:
     """``wait()`` on ``ttl.copy(pipe, blk)``: the receiver's half of the protocol."""
     slot = op.slot.value.data
@@ -93,10 +109,10 @@ def receive_lines(
         f"// receive: {_describe(op)}",
         f"volatile uint32_t* {valid} = {_sem(PipeTables.valid_semaphore(slot))};",
         f"noc_semaphore_wait({valid}, 1);",
-        f"noc_async_read(get_noc_addr(ttl_node_x(), ttl_node_y(), get_write_ptr({landing_cb})), "
-        f"{blk}, {block_bytes(op)});",
+        f"noc_async_read(get_noc_addr(get_write_ptr({landing_cb})), {blk}, {block_bytes(op)});",
         "noc_async_read_barrier();",
         f"noc_semaphore_set({valid}, 0);",
-        f"noc_semaphore_inc(get_noc_addr({sx}, {sy}, {pending}), 0xFFFFFFFFu);  "
+        f"noc_semaphore_inc(get_noc_addr({noc.noc_x(str(sx))}, {noc.noc_y(str(sy))}, "
+        f"{pending}), 0xFFFFFFFFu);  "
         "// one receiver fewer pending",
     ]

@@ -59,6 +59,10 @@ class SyncEmitMixin:
 
         def define(self, value: SSAValue, hint: str | None = None) -> str: ...
 
+        def noc_x(self, column: str) -> str: ...
+
+        def noc_y(self, row: str) -> str: ...
+
     def declare_semaphores(self, semaphores: dict[str, d.SemaphoreOp]) -> None:
         """Names and declarations of the semaphores this kernel uses, at its entry."""
         self.sem_names: dict[str, tuple[str, str]] = {}
@@ -96,6 +100,7 @@ class SyncEmitMixin:
             self.val(op.y),
             self.val(op.value),
         )
+        x, y = self.noc_x(x), self.noc_y(y)
         if op.action.data == "inc":
             self.line(f"noc_semaphore_inc(get_noc_addr({x}, {y}, {sem}), {value});")
             return
@@ -118,24 +123,25 @@ class SyncEmitMixin:
         else:
             count = f"({x1} - {x0} + 1) * ({y1} - {y0} + 1)"
         self.line(f"noc_semaphore_set({self._ptr(op.staging)}, {value});")
+        rect_noc = f"{self.noc_x(x0)}, {self.noc_y(y0)}, {self.noc_x(x1)}, {self.noc_y(y1)}, {sem}"
         if whole:  # the sender is always in the range
             self.line(
-                f"noc_semaphore_set_multicast({staging}, get_noc_multicast_addr({x0}, {y0}, "
-                f"{x1}, {y1}, {sem}), {count} - 1);"
+                f"noc_semaphore_set_multicast({staging}, get_noc_multicast_addr({rect_noc}), "
+                f"{count} - 1);"
             )
             self.line("noc_async_write_barrier();  // the staging word is reused")
             self.line(f"noc_semaphore_set({self._ptr(op.semaphore)}, {value});  // the sender too")
             return
         inside = self.namer.fresh("sender_in_range")
         self.line(
-            f"const bool {inside} = {x0} <= static_cast<int32_t>(ttl_node_x()) && "
-            f"static_cast<int32_t>(ttl_node_x()) <= {x1} && "
-            f"{y0} <= static_cast<int32_t>(ttl_node_y()) && "
-            f"static_cast<int32_t>(ttl_node_y()) <= {y1};"
+            f"const bool {inside} = {x0} <= static_cast<int32_t>(get_relative_logical_x()) && "
+            f"static_cast<int32_t>(get_relative_logical_x()) <= {x1} && "
+            f"{y0} <= static_cast<int32_t>(get_relative_logical_y()) && "
+            f"static_cast<int32_t>(get_relative_logical_y()) <= {y1};"
         )
         self.line(
-            f"noc_semaphore_set_multicast({staging}, get_noc_multicast_addr({x0}, {y0}, {x1}, "
-            f"{y1}, {sem}), {count} - ({inside} ? 1 : 0));"
+            f"noc_semaphore_set_multicast({staging}, get_noc_multicast_addr({rect_noc}), "
+            f"{count} - ({inside} ? 1 : 0));"
         )
         self.line("noc_async_write_barrier();  // the staging word is reused")
         self.line(f"if ({inside}) noc_semaphore_set({self._ptr(op.semaphore)}, {value});")
@@ -156,7 +162,10 @@ class SyncEmitMixin:
             f"static const int32_t {table}[{len(values)}] = "
             f"{{{', '.join(str(v) for v in values)}}};"
         )
-        self.line(f"const int32_t {name} = {table}[ttl_node_y() * {gx} + ttl_node_x()];")
+        self.line(
+            f"const int32_t {name} = "
+            f"{table}[get_relative_logical_y() * {gx} + get_relative_logical_x()];"
+        )
 
 
 def _const(v: SSAValue) -> int | None:

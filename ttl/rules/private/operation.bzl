@@ -450,6 +450,57 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         **kwargs
     )
 
+def ttl_hardware_check_test(
+        name,
+        operations,
+        require = ["data_movement", "compute"],
+        hdrs = [],
+        includes = [],
+        size = "medium",
+        **kwargs):
+    """A py_test compiling every kernel of `operations`' bundles against TT-Metal's kernel API.
+
+    Each kernel is wrapped as TT-Metal's JIT build wraps it (`brisck.cc` /
+    `ncrisck.cc`, or `trisck.cc` for each TRISC) and compiled with
+    `-fsyntax-only` by the device compiler against the pinned TT-Metal headers
+    (`@tt_metal`), so `bazel test` catches a kernel or an extern header that
+    would not build for hardware (docs/tt-metal.md). Needs Debian's
+    `libstdc++-12-dev` and `picolibc-riscv64-unknown-elf`.
+
+    Args:
+      name: test name.
+      operations: labels of `ttl_operation` targets.
+      require: kernel kinds that must compile (`data_movement`, `compute`); the
+        others are compiled and reported only.
+      hdrs: the external headers the operations' kernels include (their `hdrs`).
+      includes: directories holding `hdrs`, relative to the workspace root, searched
+        after each kernel's `include_paths`.
+      size: test size.
+      **kwargs: common test attributes.
+    """
+    if not operations:
+        fail("ttl_hardware_check_test(name = %r): `operations` is empty: list the " % name +
+             "ttl_operation targets to check, e.g. operations = [\":my_op\"]")
+    for kind in require:
+        if kind not in ("data_movement", "compute"):
+            fail("ttl_hardware_check_test(name = %r): `require` lists kernel kinds, " % name +
+                 "\"data_movement\" or \"compute\"; got %r" % kind)
+    tool = Label("//ttl/rules/private/tools:hardware_check.py")
+    native.py_test(
+        name = name,
+        size = size,
+        srcs = [tool],
+        main = tool,
+        args = ["--tt_metal_version", "$(rootpath @tt_metal//:VERSION)"] +
+               ["--require=%s" % kind for kind in require] +
+               ["--include_dir=%s" % directory for directory in includes] +
+               ["$(rootpaths %s)" % operation for operation in operations],
+        data = operations + hdrs + ["@tt_metal//:VERSION", "@tt_metal//:headers"],
+        deps = [Label("//ttl/rules/private/tools:hardware_check_lib")],
+        python_version = "PY3",
+        **kwargs
+    )
+
 _MAX_SEED = 2147483647  # the runner seeds NumPy, which takes 0 .. 2^32 - 1; Starlark ints here are 32-bit
 
 def _ttl_operation_test_check_impl(ctx):

@@ -28,6 +28,8 @@
 #define TTL_INFO_L1_SIZE 5
 #define TTL_INFO_DFB_COUNT 6
 #define TTL_INFO_SEM_COUNT 7
+#define TTL_INFO_NOC_X 8  // this node's NOC coordinates
+#define TTL_INFO_NOC_Y 9
 
 // One DFB table entry: 16 words. Producer owns RECEIVED/WR_PTR, consumer owns
 // ACKED/RD_PTR, so each word has exactly one writer (as TT-Metal's CB registers).
@@ -152,6 +154,7 @@
 #define TTL_ERR_SLICE_BOUNDS 8  // A: offset, B: size << 16 | extent, C: what (C string)
 #define TTL_ERR_DIVISION_BY_ZERO 9  // A: the dividend
 #define TTL_ERR_SHARD_PAGE 10  // A: page, B: pages of the sharded tensor
+#define TTL_ERR_UNSUPPORTED 11  // C: what (C string): an API use the emulator does not model
 
 // NOC address: low 32 bits = address on the target. High 32 bits: for nodes
 // x0 | y0 << 8 | x1 << 16 | y1 << 24 (a unicast has x1 == x0, y1 == y0); for

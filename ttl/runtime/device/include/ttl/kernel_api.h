@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ttl/detail/processor.h"
+
 // ---------------------------------------------------------------- arguments
 // Runtime arguments (per node), common runtime arguments (same on every node)
 // and compile-time arguments. Compile-time argument N is the preprocessor
@@ -30,13 +32,20 @@ inline T get_common_arg_val(int arg_idx) {
   return static_cast<T>(ttl_get_common_arg(static_cast<uint32_t>(arg_idx)));
 }
 
-#define get_compile_time_arg_val(arg_idx) KERNEL_COMPILE_TIME_ARG_##arg_idx
+#include "api/compile_time_args.h"
 
-// Node coordinates and grid size of the current dispatch (logical, in nodes).
-uint32_t ttl_node_x();
-uint32_t ttl_node_y();
-uint32_t ttl_grid_x();
-uint32_t ttl_grid_y();
+// The logical coordinates of this node: absolute (in the device's worker grid)
+// and relative to the operation's grid, which the emulator places at the origin.
+uint8_t get_absolute_logical_x();
+uint8_t get_absolute_logical_y();
+uint8_t get_relative_logical_x();
+uint8_t get_relative_logical_y();
+
+// The NOC this kernel's requests use (TT-Metal: NOC_INDEX, 0 for BRISC, 1 for NCRISC).
+#ifndef NOC_INDEX
+#define NOC_INDEX 0
+#endif
+constexpr uint8_t noc_index = NOC_INDEX;
 
 // ------------------------------------------------------- dataflow buffers
 // TT-Metal calls DFBs "circular buffers" (cb); the API keeps those names.
@@ -44,16 +53,22 @@ void cb_reserve_back(uint32_t cb_id, uint32_t num_pages);
 void cb_push_back(uint32_t cb_id, uint32_t num_pages);
 void cb_wait_front(uint32_t cb_id, uint32_t num_pages);
 void cb_pop_front(uint32_t cb_id, uint32_t num_pages);
+
+#if !defined(TTL_COMPUTE_KERNEL)  // the data-movement API (api/dataflow/dataflow_api.h)
 uint32_t get_write_ptr(uint32_t cb_id);
 uint32_t get_read_ptr(uint32_t cb_id);
 
 // -------------------------------------------------------------------- NOC
-// A NOC address packs a node's (x, y) and a local address.
-uint64_t get_noc_addr(uint32_t x, uint32_t y, uint32_t addr);
+// A NOC address packs a node's NOC coordinates (x, y) and a local address.
+// NOC coordinates are not logical ones: the host translates logical nodes and
+// passes the results as runtime args (docs/manifest.md).
+uint64_t get_noc_addr(uint32_t x, uint32_t y, uint32_t addr, uint8_t noc = noc_index);
+// This node's own address `addr`.
+uint64_t get_noc_addr(uint32_t addr, uint8_t noc = noc_index);
 // Multicast address for the rectangle of nodes [x_start..x_end] x [y_start..y_end].
 // noc_async_write_multicast writes to every node in it except the sender.
 uint64_t get_noc_multicast_addr(uint32_t x_start, uint32_t y_start, uint32_t x_end,
-                                uint32_t y_end, uint32_t addr);
+                                uint32_t y_end, uint32_t addr, uint8_t noc = noc_index);
 
 void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size);
 void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size);
@@ -67,21 +82,10 @@ void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
 void noc_async_read_barrier();
 void noc_async_write_barrier();
 
-// A tensor's pages. Interleaved DRAM tensor (the arg is its bank base address): page i
-// lives in bank (i % num_banks). L1-sharded tensor (the arg is the address of its
-// descriptor, device_map.h): page i lives in the L1 of the node owning its shard.
-class TensorAccessor {
- public:
-  TensorAccessor(uint32_t bank_base_address, uint32_t page_size)
-      : bank_base_address_(bank_base_address), page_size_(page_size) {}
-  uint64_t get_noc_addr(uint32_t page_id, uint32_t offset = 0) const;
-  uint32_t bank_base_address() const { return bank_base_address_; }
-  uint32_t page_size() const { return page_size_; }
+// Tensor pages: TensorAccessor and noc_async_read_page / write_page are in
+// api/tensor/tensor_accessor.h.
 
- private:
-  uint32_t bank_base_address_;
-  uint32_t page_size_;
-};
+#endif  // !TTL_COMPUTE_KERNEL
 
 // Stops the run unless the `size`-tile slice at tile offset `index` lies within
 // [0, extent) of a tensor dimension; `what` names the dimension ("dimension 1 of
@@ -92,11 +96,7 @@ void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, const char* 
 // does not trap: it would give -1 silently).
 void ttl_check_divisor(int32_t dividend, int32_t divisor);
 
-void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
-                         uint32_t dst_local_l1_addr);
-void noc_async_write_tile(uint32_t page_id, const TensorAccessor& accessor,
-                          uint32_t src_local_l1_addr);
-
+#if !defined(TTL_COMPUTE_KERNEL)
 // Semaphores live in L1; get_semaphore returns the local address of one.
 uint32_t get_semaphore(uint32_t semaphore_id);
 void noc_semaphore_wait(volatile uint32_t* sem_addr, uint32_t val);
@@ -114,15 +114,45 @@ void noc_semaphore_set_multicast(uint32_t src_local_l1_addr, uint64_t dst_noc_ad
 void noc_semaphore_set_multicast_loopback_src(uint32_t src_local_l1_addr,
                                               uint64_t dst_noc_addr_multicast, uint32_t num_dests);
 
+#endif  // !TTL_COMPUTE_KERNEL
+
+#if !defined(TTL_DATA_MOVEMENT_KERNEL)  // the compute API (api/compute/*.h)
 // ----------------------------------------------------------------- compute
 // Tile math runs on the modelled coprocessor, not on the RISC-V hart: these
-// calls enqueue commands. DST is the tile register file.
+// calls enqueue commands. DST is the tile register file. Names, signatures and
+// template forms are TT-Metal 0.81.1's.
+
+// TT-Metal's DataFormat (tensix_types.h), for the API calls that take one.
+enum class DataFormat : uint8_t {
+  Float32 = 0,
+  Float16 = 1,
+  Bfp8 = 2,
+  Bfp4 = 3,
+  Tf32 = 4,
+  Float16_b = 5,
+  Bfp8_b = 6,
+  Bfp4_b = 7,
+  Int32 = 8,
+  UInt16 = 9,
+  Int8 = 14,
+  UInt32 = 24,
+  UInt8 = 30,
+  Invalid = 0xff,
+};
+
+// Once, at the start of a compute kernel, before any other compute call: the
+// hardware's unpack, math and pack configuration for these CBs (matmul: Reverse).
+enum class SrcOrder : uint8_t { Regular = 0, Reverse = 1 };
+template <SrcOrder src_order = SrcOrder::Regular>
+void compute_kernel_hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb);
+void compute_kernel_hw_startup(uint32_t icb0, uint32_t ocb);
 void tile_regs_acquire();
 void tile_regs_commit();
 void tile_regs_wait();
 void tile_regs_release();
 
-void copy_tile_init(uint32_t cb_id);
+void copy_init(uint32_t cbid, uint32_t transpose = 0, uint32_t transpose_within_16x16_face = false);
+[[deprecated("Renamed to copy_init().")]] void copy_tile_init(uint32_t cbid);
 void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
 // Unpack tile `tile_index` of the block reserved at the back of `cb_id` (a block
 // this kernel has packed into and not pushed yet: TT-Lang block state RW). The
@@ -130,10 +160,11 @@ void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
 void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
 
 // Binary ops reading two DFB tiles into DST[dst_index].
-void binary_op_init_common(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);
-void add_tiles_init(uint32_t cb_a, uint32_t cb_b);
-void sub_tiles_init(uint32_t cb_a, uint32_t cb_b);
-void mul_tiles_init(uint32_t cb_a, uint32_t cb_b);
+// acc_to_dest (DST[idst] += A op B) is not modelled: the emulator stops the run
+// when it is set (note mul_init's TT-Metal default is true).
+void add_init(uint32_t icb0, uint32_t icb1, bool acc_to_dest = false);
+void sub_init(uint32_t icb0, uint32_t icb1, bool acc_to_dest = false);
+void mul_init(uint32_t icb0, uint32_t icb1, bool acc_to_dest = true);
 void add_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b, uint32_t dst_index);
 void sub_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b, uint32_t dst_index);
 void mul_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b, uint32_t dst_index);
@@ -149,13 +180,14 @@ void mul_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 void div_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 
 // SFPU binary functions between DST registers: DST[odst] = f(DST[a], DST[b]).
-// remainder is Python's floor modulo (torch.remainder), floor_div is floor(a / b).
+// remainder is Python's floor modulo (torch.remainder).
 #define TTL_DECLARE_BINARY_DST_OP(name) \
   void name##_init();                   \
   void name(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 TTL_DECLARE_BINARY_DST_OP(binary_max_tile)
 TTL_DECLARE_BINARY_DST_OP(binary_min_tile)
 TTL_DECLARE_BINARY_DST_OP(remainder_binary_tile)
+// Not TT-Metal's (0.81.1 has no float floor division tile op): Python's a // b.
 TTL_DECLARE_BINARY_DST_OP(floor_div_binary_tile)
 #undef TTL_DECLARE_BINARY_DST_OP
 
@@ -182,7 +214,7 @@ void div_unary_tile(uint32_t dst_index, uint32_t value_bits);
 void rsub_unary_tile(uint32_t dst_index, uint32_t value_bits);
 
 // Matmul: DST[dst_index] += A[tile_a] @ B[tile_b].
-void mm_init(uint32_t cb_a, uint32_t cb_b, uint32_t cb_out);
+void matmul_init(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t transpose = 0);
 void matmul_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                   uint32_t dst_index);
 
@@ -265,9 +297,10 @@ void fill_tile_bitcast(uint32_t dst_index, uint32_t value_bits);
 
 // Broadcast a tile from a DFB into DST[dst_index]: kind 0 = none, 1 = row
 // (row 0 replicated down), 2 = column (column 0 replicated across), 3 = scalar.
-enum class BroadcastType : uint32_t { NONE = 0, ROW = 1, COL = 2, SCALAR = 3 };
-void unary_bcast_init(uint32_t cb_id, BroadcastType kind);
-void unary_bcast(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index, BroadcastType kind);
+enum class BroadcastType : uint8_t { NONE = 0, ROW = 1, COL = 2, SCALAR = 3 };
+template <BroadcastType bcast_type> void unary_bcast_init(uint32_t icb);
+template <BroadcastType bcast_type> void unary_bcast(uint32_t icb, uint32_t in_tile_index,
+                                                     uint32_t dst_tile_index);
 
 // Pack DST[dst_index] into the DFB's reserved block at tile position out_tile.
 // With L1 accumulation enabled, pack adds to the tile already in L1.
@@ -290,20 +323,24 @@ template <PoolType reduce_type, ReduceDim reduce_dim> void reduce_init(
     uint32_t icb, uint32_t icb_scaler, uint32_t ocb);
 template <PoolType reduce_type, ReduceDim reduce_dim> void reduce_tile(
     uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler, uint32_t idst);
-void reduce_uninit();
+void reduce_uninit(uint32_t icb = 0);
 
 // Transpose tile `itile` of cb `icb` (rows <-> columns) into DST[idst].
-void transpose_wh_init(uint32_t icb, uint32_t ocb);
-void transpose_wh_tile(uint32_t icb, uint32_t itile, uint32_t idst);
+void transpose_init(uint32_t icb);
+void transpose_tile(uint32_t icb, uint32_t itile, uint32_t idst);
 
 // DST[odst] = DST[idst0] == 1 ? DST[idst1] : DST[idst2], element-wise (the spec's 1 = true).
+// (data_format: the format of the DST tiles; the emulator computes in fp32.)
 void where_tile_init();
-void where_tile(uint32_t idst0, uint32_t idst1, uint32_t idst2, uint32_t odst);
+template <DataFormat data_format> void where_tile(uint32_t idst0, uint32_t idst1, uint32_t idst2,
+                                                  uint32_t odst);
 
 // DST[dst_data] = 0 (mask_tile) or +inf (mask_posinf_tile) where DST[dst_mask] == 1.
 void mask_tile_init();
-void mask_tile(uint32_t dst_data, uint32_t dst_mask);
+void mask_tile(uint32_t dst_data, uint32_t dst_mask, DataFormat data_format = DataFormat::Float16_b);
 void mask_posinf_tile(uint32_t dst_data, uint32_t dst_mask);
+
+#endif  // !TTL_DATA_MOVEMENT_KERNEL
 
 // ------------------------------------------------------------- debugging
 // DPRINT-style printing (TT-Metal's `DPRINT << "x=" << x << ENDL();`). Each

@@ -224,10 +224,8 @@ TTL_IMPL uint32_t ttl_get_common_arg(uint32_t index) {
   return word(TTL_HART_ARGS_BASE + TTL_COMMON_ARGS_OFFSET)[index];
 }
 
-TTL_IMPL uint32_t ttl_node_x() { return node_info()[TTL_INFO_NODE_X]; }
-TTL_IMPL uint32_t ttl_node_y() { return node_info()[TTL_INFO_NODE_Y]; }
-TTL_IMPL uint32_t ttl_grid_x() { return node_info()[TTL_INFO_GRID_X]; }
-TTL_IMPL uint32_t ttl_grid_y() { return node_info()[TTL_INFO_GRID_Y]; }
+TTL_IMPL uint8_t get_relative_logical_x() { return node_info()[TTL_INFO_NODE_X]; }
+TTL_IMPL uint8_t get_relative_logical_y() { return node_info()[TTL_INFO_NODE_Y]; }
 
 // ------------------------------------------------------- dataflow buffers
 TTL_IMPL void cb_reserve_back(uint32_t cb_id, uint32_t num_pages) {
@@ -263,16 +261,22 @@ TTL_IMPL void cb_pop_front(uint32_t cb_id, uint32_t num_pages) {
   d[TTL_DFB_ACKED] = d[TTL_DFB_ACKED] + num_pages;
 }
 
+#if !defined(TTL_COMPUTE_KERNEL)  // the data-movement API's implementation
 TTL_IMPL uint32_t get_write_ptr(uint32_t cb_id) { return dfb(cb_id, TTL_CALL_SITE)[TTL_DFB_WR_PTR]; }
 TTL_IMPL uint32_t get_read_ptr(uint32_t cb_id) { return dfb(cb_id, TTL_CALL_SITE)[TTL_DFB_RD_PTR]; }
 
 // -------------------------------------------------------------------- NOC
-TTL_IMPL uint64_t get_noc_addr(uint32_t x, uint32_t y, uint32_t addr) {
+TTL_IMPL uint64_t get_noc_addr(uint32_t x, uint32_t y, uint32_t addr, uint8_t) {
+  return node_noc_addr(x, y, x, y, addr);
+}
+
+TTL_IMPL uint64_t get_noc_addr(uint32_t addr, uint8_t) {
+  uint32_t x = node_info()[TTL_INFO_NOC_X], y = node_info()[TTL_INFO_NOC_Y];
   return node_noc_addr(x, y, x, y, addr);
 }
 
 TTL_IMPL uint64_t get_noc_multicast_addr(uint32_t x_start, uint32_t y_start, uint32_t x_end,
-                                         uint32_t y_end, uint32_t addr) {
+                                         uint32_t y_end, uint32_t addr, uint8_t) {
   return node_noc_addr(x_start, y_start, x_end, y_end, addr);
 }
 
@@ -306,6 +310,14 @@ TTL_IMPL uint64_t accessor_noc_addr(uint32_t base, uint32_t page_size, uint32_t 
   return tensor_noc_addr(base, page_size, page_id, offset, TTL_CALL_SITE);
 }
 
+#endif  // !TTL_COMPUTE_KERNEL
+
+// An API use the emulator does not model: the run stops naming it.
+TTL_IMPL void unsupported(const char* what) {
+  mailbox()[TTL_MB_C] = reinterpret_cast<uint32_t>(what);
+  fail(TTL_ERR_UNSUPPORTED, 0, 0, TTL_CALL_SITE);
+}
+
 TTL_IMPL void division_by_zero(int32_t dividend) {
   fail(TTL_ERR_DIVISION_BY_ZERO, static_cast<uint32_t>(dividend), 0, TTL_CALL_SITE);
 }
@@ -315,20 +327,20 @@ TTL_IMPL void slice_error(int32_t index, uint32_t size, uint32_t extent, const c
   fail(TTL_ERR_SLICE_BOUNDS, static_cast<uint32_t>(index), size << 16 | extent, TTL_CALL_SITE);
 }
 
-TTL_IMPL void noc_async_read_tile(uint32_t page_id, const TensorAccessor& accessor,
-                                  uint32_t dst_local_l1_addr) {
-  uint32_t base = accessor.bank_base_address(), page = accessor.page_size();
-  uint64_t src = tensor_noc_addr(base, page, page_id, 0, TTL_CALL_SITE);
-  noc(TTL_NOC_READ, src, dst_local_l1_addr, page, is_sharded(base) ? TTL_NOC_SHARD_PAGE : 0,
-      TTL_CALL_SITE);
+#if !defined(TTL_COMPUTE_KERNEL)
+// A tensor page read or write moves the whole page unless `size` says less.
+TTL_IMPL void ttl_tensor_read_page(uint32_t base, uint32_t page, uint32_t page_id,
+                               uint32_t dst_local_l1_addr, uint32_t offset) {
+  uint64_t src = tensor_noc_addr(base, page, page_id, offset, TTL_CALL_SITE);
+  noc(TTL_NOC_READ, src, dst_local_l1_addr, page - offset,
+      is_sharded(base) ? TTL_NOC_SHARD_PAGE : 0, TTL_CALL_SITE);
 }
 
-TTL_IMPL void noc_async_write_tile(uint32_t page_id, const TensorAccessor& accessor,
-                                   uint32_t src_local_l1_addr) {
-  uint32_t base = accessor.bank_base_address(), page = accessor.page_size();
-  uint64_t dst = tensor_noc_addr(base, page, page_id, 0, TTL_CALL_SITE);
-  noc(TTL_NOC_WRITE, src_local_l1_addr, dst, page, is_sharded(base) ? TTL_NOC_SHARD_PAGE : 0,
-      TTL_CALL_SITE);
+TTL_IMPL void ttl_tensor_write_page(uint32_t base, uint32_t page, uint32_t page_id,
+                                uint32_t src_local_l1_addr, uint32_t size, uint32_t offset) {
+  uint64_t dst = tensor_noc_addr(base, page, page_id, offset, TTL_CALL_SITE);
+  noc(TTL_NOC_WRITE, src_local_l1_addr, dst, size ? size : page - offset,
+      is_sharded(base) ? TTL_NOC_SHARD_PAGE : 0, TTL_CALL_SITE);
 }
 
 TTL_IMPL uint32_t get_semaphore(uint32_t semaphore_id) {
@@ -369,6 +381,9 @@ TTL_IMPL void noc_semaphore_set_multicast_loopback_src(uint32_t src_local_l1_add
       num_dests | TTL_NOC_MCAST_LOOPBACK, TTL_CALL_SITE);
 }
 
+#endif  // !TTL_COMPUTE_KERNEL
+
+#if !defined(TTL_DATA_MOVEMENT_KERNEL)  // the compute API's implementation
 // ----------------------------------------------------------------- compute
 // DST is zeroed on acquire (the hardware packer clears it on release), so
 // matmul accumulation starts from zero in every acquire/release section;
@@ -456,7 +471,7 @@ TTL_IMPL void reduce_tile(uint32_t mode, uint32_t icb, uint32_t icb_scaler, uint
       mode);
 }
 
-TTL_IMPL void transpose_wh_tile(uint32_t icb, uint32_t itile, uint32_t idst) {
+TTL_IMPL void transpose_tile(uint32_t icb, uint32_t itile, uint32_t idst) {
   volatile uint32_t* d = dfb(icb, TTL_CALL_SITE);
   cop(TTL_CALL_SITE, TTL_COP_TRANSPOSE, front_tile(d, itile), d[TTL_DFB_FORMAT], idst);
 }
@@ -469,6 +484,7 @@ TTL_IMPL void mask(uint32_t dst_data, uint32_t dst_mask, uint32_t posinf) {
   cop(TTL_CALL_SITE, TTL_COP_MASK, dst_data, dst_mask, posinf);
 }
 
+#endif  // !TTL_DATA_MOVEMENT_KERNEL
 }  // namespace ttl_impl
 
 // ===================================================== public API
@@ -491,39 +507,16 @@ TTL_IMPL void mask(uint32_t dst_data, uint32_t dst_mask, uint32_t posinf) {
 
 TTL_FORWARD(uint32_t, ttl_get_arg, (uint32_t index), (index))
 TTL_FORWARD(uint32_t, ttl_get_common_arg, (uint32_t index), (index))
-TTL_FORWARD(uint32_t, ttl_node_x, (), ())
-TTL_FORWARD(uint32_t, ttl_node_y, (), ())
-TTL_FORWARD(uint32_t, ttl_grid_x, (), ())
-TTL_FORWARD(uint32_t, ttl_grid_y, (), ())
+TTL_FORWARD(uint8_t, get_relative_logical_x, (), ())
+TTL_FORWARD(uint8_t, get_relative_logical_y, (), ())
+// The operation's grid is placed at the worker grid's origin.
+TTL_INLINE uint8_t get_absolute_logical_x() { return get_relative_logical_x(); }
+TTL_INLINE uint8_t get_absolute_logical_y() { return get_relative_logical_y(); }
 
 TTL_FORWARD_VOID(cb_reserve_back, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
 TTL_FORWARD_VOID(cb_push_back, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
 TTL_FORWARD_VOID(cb_wait_front, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
 TTL_FORWARD_VOID(cb_pop_front, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
-TTL_FORWARD(uint32_t, get_write_ptr, (uint32_t cb_id), (cb_id))
-TTL_FORWARD(uint32_t, get_read_ptr, (uint32_t cb_id), (cb_id))
-
-TTL_FORWARD(uint64_t, get_noc_addr, (uint32_t x, uint32_t y, uint32_t addr), (x, y, addr))
-TTL_FORWARD(uint64_t, get_noc_multicast_addr,
-            (uint32_t x_start, uint32_t y_start, uint32_t x_end, uint32_t y_end, uint32_t addr),
-            (x_start, y_start, x_end, y_end, addr))
-TTL_FORWARD_VOID(noc_async_read, (uint64_t src, uint32_t dst, uint32_t size), (src, dst, size))
-TTL_FORWARD_VOID(noc_async_write, (uint32_t src, uint64_t dst, uint32_t size), (src, dst, size))
-TTL_FORWARD_VOID(noc_async_write_multicast,
-                 (uint32_t src, uint64_t dst, uint32_t size, uint32_t num_dests),
-                 (src, dst, size, num_dests))
-TTL_FORWARD_VOID(noc_async_write_multicast_loopback_src,
-                 (uint32_t src, uint64_t dst, uint32_t size, uint32_t num_dests),
-                 (src, dst, size, num_dests))
-TTL_FORWARD_VOID(noc_async_read_barrier, (), ())
-TTL_FORWARD_VOID(noc_async_write_barrier, (), ())
-
-TTL_INLINE uint64_t TensorAccessor::get_noc_addr(uint32_t page_id, uint32_t offset) const {
-  uint64_t r = ttl_impl::accessor_noc_addr(bank_base_address_, page_size_, page_id, offset);
-  TTL_NO_TAIL();
-  return r;
-}
-
 // Inline: the checks cost one compare; only a failure calls out.
 TTL_INLINE void ttl_check_divisor(int32_t dividend, int32_t divisor) {
   if (divisor == 0) {
@@ -539,12 +532,42 @@ TTL_INLINE void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, c
   }
 }
 
-TTL_FORWARD_VOID(noc_async_read_tile,
-                 (uint32_t page_id, const TensorAccessor& accessor, uint32_t dst),
-                 (page_id, accessor, dst))
-TTL_FORWARD_VOID(noc_async_write_tile,
-                 (uint32_t page_id, const TensorAccessor& accessor, uint32_t src),
-                 (page_id, accessor, src))
+#if !defined(TTL_COMPUTE_KERNEL)  // the data-movement API
+TTL_FORWARD(uint32_t, get_write_ptr, (uint32_t cb_id), (cb_id))
+TTL_FORWARD(uint32_t, get_read_ptr, (uint32_t cb_id), (cb_id))
+
+TTL_FORWARD(uint64_t, get_noc_addr, (uint32_t x, uint32_t y, uint32_t addr, uint8_t noc),
+            (x, y, addr, noc))
+TTL_FORWARD(uint64_t, get_noc_addr, (uint32_t addr, uint8_t noc), (addr, noc))
+TTL_FORWARD(uint64_t, get_noc_multicast_addr,
+            (uint32_t x_start, uint32_t y_start, uint32_t x_end, uint32_t y_end, uint32_t addr,
+             uint8_t noc),
+            (x_start, y_start, x_end, y_end, addr, noc))
+TTL_FORWARD_VOID(noc_async_read, (uint64_t src, uint32_t dst, uint32_t size), (src, dst, size))
+TTL_FORWARD_VOID(noc_async_write, (uint32_t src, uint64_t dst, uint32_t size), (src, dst, size))
+TTL_FORWARD_VOID(noc_async_write_multicast,
+                 (uint32_t src, uint64_t dst, uint32_t size, uint32_t num_dests),
+                 (src, dst, size, num_dests))
+TTL_FORWARD_VOID(noc_async_write_multicast_loopback_src,
+                 (uint32_t src, uint64_t dst, uint32_t size, uint32_t num_dests),
+                 (src, dst, size, num_dests))
+TTL_FORWARD_VOID(noc_async_read_barrier, (), ())
+TTL_FORWARD_VOID(noc_async_write_barrier, (), ())
+
+// For api/tensor/tensor_accessor.h: a tensor page's NOC address, read and write.
+TTL_INLINE uint64_t ttl_tensor_page_noc_addr(uint32_t base, uint32_t page_size, uint32_t page_id,
+                                             uint32_t offset) {
+  uint64_t r = ttl_impl::accessor_noc_addr(base, page_size, page_id, offset);
+  TTL_NO_TAIL();
+  return r;
+}
+TTL_FORWARD_VOID(ttl_tensor_read_page,
+                 (uint32_t base, uint32_t page, uint32_t id, uint32_t dst, uint32_t offset),
+                 (base, page, id, dst, offset))
+TTL_FORWARD_VOID(ttl_tensor_write_page,
+                 (uint32_t base, uint32_t page, uint32_t id, uint32_t src, uint32_t size,
+                  uint32_t offset),
+                 (base, page, id, src, size, offset))
 
 TTL_FORWARD(uint32_t, get_semaphore, (uint32_t semaphore_id), (semaphore_id))
 TTL_FORWARD_VOID(noc_semaphore_wait, (volatile uint32_t* sem_addr, uint32_t val), (sem_addr, val))
@@ -557,6 +580,14 @@ TTL_FORWARD_VOID(noc_semaphore_set_multicast, (uint32_t src, uint64_t dst, uint3
 TTL_FORWARD_VOID(noc_semaphore_inc, (uint64_t sem_noc_addr, uint32_t incr), (sem_noc_addr, incr))
 TTL_FORWARD_VOID(noc_semaphore_set_multicast_loopback_src,
                  (uint32_t src, uint64_t dst, uint32_t num_dests), (src, dst, num_dests))
+#endif  // !TTL_COMPUTE_KERNEL
+
+#if !defined(TTL_DATA_MOVEMENT_KERNEL)  // the compute API
+// Configuration the coprocessor model does not have: every operand's format
+// comes from its DFB.
+template <SrcOrder src_order>
+TTL_INLINE void compute_kernel_hw_startup(uint32_t, uint32_t, uint32_t) {}
+TTL_NOTHING(compute_kernel_hw_startup, (uint32_t, uint32_t))
 
 TTL_FORWARD_VOID(tile_regs_acquire, (), ())
 TTL_NOTHING(tile_regs_release, ())
@@ -566,18 +597,28 @@ TTL_NOTHING(tile_regs_wait, ())
 
 // The *_init calls configure unpacker/math state on silicon; the coprocessor
 // model takes every operand's format from its DFB, so they have nothing to do.
+TTL_NOTHING(copy_init, (uint32_t, uint32_t, uint32_t))
 TTL_NOTHING(copy_tile_init, (uint32_t))
-TTL_NOTHING(binary_op_init_common, (uint32_t, uint32_t, uint32_t))
-TTL_NOTHING(add_tiles_init, (uint32_t, uint32_t))
-TTL_NOTHING(sub_tiles_init, (uint32_t, uint32_t))
-TTL_NOTHING(mul_tiles_init, (uint32_t, uint32_t))
+// DST accumulation (acc_to_dest) is not modelled: a run that asks for it stops.
+TTL_INLINE void add_init(uint32_t, uint32_t, bool acc_to_dest) {
+  if (acc_to_dest) ttl_impl::unsupported("add_init with acc_to_dest = true");
+}
+TTL_INLINE void sub_init(uint32_t, uint32_t, bool acc_to_dest) {
+  if (acc_to_dest) ttl_impl::unsupported("sub_init with acc_to_dest = true");
+}
+TTL_INLINE void mul_init(uint32_t, uint32_t, bool acc_to_dest) {
+  if (acc_to_dest) {
+    ttl_impl::unsupported("mul_init with acc_to_dest = true (TT-Metal's default: pass false)");
+  }
+}
 TTL_NOTHING(add_binary_tile_init, ())
 TTL_NOTHING(sub_binary_tile_init, ())
 TTL_NOTHING(mul_binary_tile_init, ())
 TTL_NOTHING(div_binary_tile_init, ())
-TTL_NOTHING(mm_init, (uint32_t, uint32_t, uint32_t))
+TTL_NOTHING(matmul_init, (uint32_t, uint32_t, uint32_t))
 TTL_NOTHING(fill_tile_init, ())
-TTL_NOTHING(unary_bcast_init, (uint32_t, BroadcastType))
+template <BroadcastType bcast_type>
+TTL_INLINE void unary_bcast_init(uint32_t) {}
 
 TTL_FORWARD_VOID(copy_tile, (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
                  (cb_id, tile_index, dst_index))
@@ -745,9 +786,11 @@ TTL_UNARY_PARAM_TILE(threshold, TTL_UNOP_THRESHOLD,
 
 TTL_FORWARD_VOID(fill_tile_bitcast, (uint32_t dst_index, uint32_t value_bits),
                  (dst_index, value_bits))
-TTL_FORWARD_VOID(unary_bcast,
-                 (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index, BroadcastType kind),
-                 (cb_id, tile_index, dst_index, kind))
+template <BroadcastType bcast_type>
+TTL_INLINE void unary_bcast(uint32_t icb, uint32_t in_tile_index, uint32_t dst_tile_index) {
+  ttl_impl::unary_bcast(icb, in_tile_index, dst_tile_index, bcast_type);
+  TTL_NO_TAIL();
+}
 TTL_FORWARD_VOID(pack_tile, (uint32_t dst_index, uint32_t cb_out, uint32_t out_tile),
                  (dst_index, cb_out, out_tile))
 
@@ -766,15 +809,18 @@ TTL_INLINE void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile,
                         icb, icb_scaler, itile, itile_scaler, idst);
   TTL_NO_TAIL();
 }
-TTL_NOTHING(reduce_uninit, ())
-TTL_NOTHING(transpose_wh_init, (uint32_t, uint32_t))
-TTL_FORWARD_VOID(transpose_wh_tile, (uint32_t icb, uint32_t itile, uint32_t idst),
+TTL_NOTHING(reduce_uninit, (uint32_t))
+TTL_NOTHING(transpose_init, (uint32_t))
+TTL_FORWARD_VOID(transpose_tile, (uint32_t icb, uint32_t itile, uint32_t idst),
                  (icb, itile, idst))
 TTL_NOTHING(where_tile_init, ())
-TTL_FORWARD_VOID(where_tile, (uint32_t idst0, uint32_t idst1, uint32_t idst2, uint32_t odst),
-                 (idst0, idst1, idst2, odst))
+template <DataFormat data_format>
+TTL_INLINE void where_tile(uint32_t idst0, uint32_t idst1, uint32_t idst2, uint32_t odst) {
+  ttl_impl::where_tile(idst0, idst1, idst2, odst);
+  TTL_NO_TAIL();
+}
 TTL_NOTHING(mask_tile_init, ())
-TTL_INLINE void mask_tile(uint32_t dst_data, uint32_t dst_mask) {
+TTL_INLINE void mask_tile(uint32_t dst_data, uint32_t dst_mask, DataFormat) {
   ttl_impl::mask(dst_data, dst_mask, 0);
   TTL_NO_TAIL();
 }
@@ -782,6 +828,7 @@ TTL_INLINE void mask_posinf_tile(uint32_t dst_data, uint32_t dst_mask) {
   ttl_impl::mask(dst_data, dst_mask, 1);
   TTL_NO_TAIL();
 }
+#endif  // !TTL_DATA_MOVEMENT_KERNEL
 
 // ------------------------------------------------------------- debugging
 namespace ttl_detail {

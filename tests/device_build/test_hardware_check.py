@@ -251,3 +251,20 @@ def test_cli_exit_status_and_counts(headers, tmp_path, capsys):
         == 0
     )
     assert "fails (not required)" in capsys.readouterr().out
+
+
+def test_a_real_sfpi_include_replaces_our_declarations_and_the_overlay(monkeypatch, tmp_path):
+    """With the SFPI toolchain (which cannot run here) the check uses its headers."""
+    root = tmp_path / "tt_metal"
+    monkeypatch.setattr(hardware_check, "runtime_include_flags", list)
+    arch = ARCHES["wormhole_b0"]
+    kernel = {"kind": "compute"}
+    monkeypatch.setenv(hardware_check.SFPI_INCLUDE_ENV, "/opt/sfpi/include")
+    cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, tmp_path, cxx="g++")
+    assert cmd[cmd.index("-I") + 1] == "/opt/sfpi/include"
+    assert not any("gcc12-overlay" in arg for arg in cmd)
+    monkeypatch.delenv(hardware_check.SFPI_INCLUDE_ENV)
+    monkeypatch.setattr(hardware_check, "gcc12_overlay", lambda r, a: tmp_path / "none")
+    (tmp_path / "none").mkdir()
+    cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, tmp_path, cxx="g++")
+    assert cmd[cmd.index("-I") + 1].endswith("tt_metal_shims/sfpi")

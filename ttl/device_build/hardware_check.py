@@ -59,6 +59,11 @@ from ttl.targets import PROCESSORS
 
 _SHIMS = Path(__file__).with_name("tt_metal_shims")
 
+#: Environment variable naming the SFPI toolchain's ``include`` directory (its real
+#: ``sfpi.h``): with the SFPI compiler as $TTL_DEVICE_CXX, the check then compiles
+#: compute kernels against SFPI itself instead of our declarations.
+SFPI_INCLUDE_ENV = "TTL_SFPI_INCLUDE"
+
 #: What a passing compute check does and does not establish.
 COMPUTE_COVERAGE = (
     "compute kernels: the kernel's code and every TT-Metal compute API and LLK template it "
@@ -424,9 +429,10 @@ def command(
     if not processor.is_compute:
         dm_defines = [f"-D{k}={v}" for k, v in sorted(_user_defines(kernel).items())]
         dm_defines += [f"-DNOC_INDEX={processor.value}", "-DNOC_MODE=0"]
-    sfpi = ["-I", str(_SHIMS / "sfpi")] if processor.is_compute else []
+    real_sfpi = os.environ.get(SFPI_INCLUDE_ENV)
+    sfpi = ["-I", real_sfpi or str(_SHIMS / "sfpi")] if processor.is_compute else []
     overlay = []
-    if processor.is_compute:
+    if processor.is_compute and not real_sfpi:  # the SFPI compiler's GCC needs no overlay
         base = gcc12_overlay(root, arch)
         layers = sorted(base.iterdir(), key=lambda d: int(d.name))  # include_dirs' order
         overlay = [f"-I{d}" for d in layers]

@@ -54,6 +54,8 @@ def test_dst_mode_sets_capacity_manifest_and_chunking(
         "fp32_dest_acc_en": fp32,
         "dst_full_sync_en": full_sync,
         "dst_tiles": tiles,
+        "math_fidelity": "HiFi4",  # what the emulator models
+        "math_approx_mode": False,
     }
     chunk = min(tiles, 16)
     loop = (

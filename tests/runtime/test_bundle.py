@@ -216,6 +216,23 @@ def test_rejects_a_bad_compute_config(eltwise_bundle, tmp_path):
         load_bundle(bad)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("math_fidelity", "LoFi"), ("math_approx_mode", True)]
+)
+def test_rejects_a_compute_config_the_emulator_does_not_model(
+    eltwise_bundle, tmp_path, field, value
+):
+    bad = _copy(eltwise_bundle, tmp_path)
+    m = json.loads((bad / "manifest.json").read_text())
+    for k in m["kernels"]:
+        if k["kind"] == "compute":
+            assert k["compute_config"][field] in ("HiFi4", False)  # what ttlc writes
+            k["compute_config"][field] = value
+    _edit_manifest(bad, kernels=m["kernels"])
+    with pytest.raises(BundleError, match="the emulator models only HiFi4"):
+        load_bundle(bad)
+
+
 def test_rejects_a_read_only_output(eltwise_bundle):
     a, b, c = _inputs()
     y = np.zeros(SHAPE, BF16)

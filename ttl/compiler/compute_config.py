@@ -47,9 +47,13 @@ class ComputeConfig:
         )
 
     def manifest_entry(self, target: Target) -> dict[str, object]:
-        """What the runtime needs to model DST for a compute kernel (docs/manifest.md)."""
+        """A compute kernel's config (docs/manifest.md): what the runtime needs to model DST,
+        and TT-Metal's ComputeConfig. The emulator computes at full fidelity and without
+        approximations, so that is what the kernels are built for: HiFi4, no approx mode."""
         return {
             "fp32_dest_acc_en": self.fp32_dest_acc_en,
             "dst_full_sync_en": self.dst_full_sync_en,
             "dst_tiles": self.dst_tiles(target),
+            "math_fidelity": "HiFi4",
+            "math_approx_mode": False,
         }

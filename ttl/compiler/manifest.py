@@ -74,7 +74,11 @@ def _physical(dfbs: Iterable[d.DFBOp]) -> list[d.DFBOp]:
 
 
 def _kernel_entry(
-    k: d.KernelOp, src: KernelSource, dfbs: dict[str, d.DFBOp], compute: dict[str, Any]
+    k: d.KernelOp,
+    src: KernelSource,
+    dfbs: dict[str, d.DFBOp],
+    compute: dict[str, Any],
+    grid: tuple[int, int],
 ) -> dict[str, Any]:
     ct_args = [
         # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
@@ -93,6 +97,8 @@ def _kernel_entry(
         "processor_slot": k.slot.data if k.slot else None,
         # The TT-Metal processor and NOC (docs/manifest.md: a KernelDescriptor's config).
         **_processor(k.slot.data if k.slot else None),
+        # Every kernel runs on every node of the operation's grid.
+        "core_ranges": [{"start": {"x": 0, "y": 0}, "end": {"x": grid[0] - 1, "y": grid[1] - 1}}],
         "source": src.filename,
         "compile_time_args": ct_args,
         "defines": {},
@@ -189,7 +195,8 @@ def build_manifest(
             for n, f in dfbs.items()
         ],
         "kernels": [
-            _kernel_entry(k, s, dfbs, compute) for k, s in zip(kernels, sources, strict=True)
+            _kernel_entry(k, s, dfbs, compute, (grid[0], grid[1]))
+            for k, s in zip(kernels, sources, strict=True)
         ],
         "runtime_args": {
             "per_node": kernel_args.runtime_args(

@@ -123,6 +123,13 @@ class DstMode:
         fp32, tiles = entry.get("fp32_dest_acc_en"), entry.get("dst_tiles")
         if not isinstance(fp32, bool) or not isinstance(tiles, int) or tiles <= 0:
             raise ValueError(f"compute_config {entry!r}: want fp32_dest_acc_en and dst_tiles")
+        # The emulator's arithmetic is full fidelity without approximations.
+        fidelity, approx = entry.get("math_fidelity", "HiFi4"), entry.get("math_approx_mode", False)
+        if fidelity != "HiFi4" or approx is not False:
+            raise ValueError(
+                f"compute_config asks for math_fidelity {fidelity!r}, math_approx_mode {approx!r}: "
+                "the emulator models only HiFi4 without approximation mode"
+            )
         return DstMode(fp32, tiles)
 
 

@@ -159,12 +159,15 @@ def test_a_compute_kernel_cannot_use_the_data_movement_api_on_a_trisc(headers, t
     assert all("noc_async_read_barrier" in r.output for r in results)
 
 
+@pytest.mark.parametrize("target", ["wormhole_b0", "blackhole"])
 @pytest.mark.parametrize("example", ["matmul_mcast", "gelu_mlp"])
-def test_generated_kernels_pass_on_every_processor(headers, tmp_path, example):
-    """matmul_mcast: pipes, multicasts, matmul; gelu_mlp: SFPU math (TRISC1 reaches SFPI)."""
+def test_generated_kernels_pass_on_every_processor(headers, tmp_path, example, target):
+    """matmul_mcast: pipes, multicasts, matmul; gelu_mlp: SFPU math (TRISC1 reaches SFPI);
+    each against the architecture's own LLK and HAL headers."""
     from compiler_testlib import EXAMPLES, compile_example
 
-    result = compile_example(next(p for p in EXAMPLES if p.stem == example))
+    result = compile_example(next(p for p in EXAMPLES if p.stem == example), target=target)
+    assert result.manifest["target"] == target
     bundle = tmp_path / f"{example}.bundle"
     result.write(str(bundle / "kernels"))
     (bundle / "kernels" / "manifest.json").rename(bundle / "manifest.json")

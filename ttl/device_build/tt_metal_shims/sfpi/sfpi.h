@@ -381,5 +381,7 @@ template <typename T> sfpi_inline void __cc_if(const T&) {}
 #define v_endblock }
 #define v_and(x) sfpi::__cc_if(x)
 
-// A builtin the LLK calls directly.
+// The SFPI compiler's builtins the LLK calls directly.
 template <typename... A> sfpi::__v<0> __builtin_rvtt_sfpmad(const A&...) { return {}; }
+template <typename... A> sfpi::__v<0> __builtin_rvtt_sfpgt(const A&...) { return {}; }
+template <typename... A> void __builtin_rvtt_ttreplay(const A&...) {}

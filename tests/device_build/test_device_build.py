@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from ttl.device_build import bundle, flags
-from ttl.device_build.kernels import DeviceBuildError, KernelBuild, build_elf, explain_failure
+from ttl.device_build.kernels import (
+    DeviceBuildError,
+    KernelBuild,
+    build_elf,
+    build_manifest,
+    explain_failure,
+)
 from ttl.host import toolchain
 
 KERNEL = """\
@@ -121,8 +127,6 @@ def _manifest_build(local, tmp_path: Path, kind: str, header: str) -> str:
         ]
     }
     with pytest.raises(DeviceBuildError) as info:
-        from ttl.device_build.kernels import build_manifest
-
         build_manifest(
             local,
             manifest,

@@ -263,11 +263,11 @@ def test_a_real_sfpi_include_replaces_our_declarations_and_the_overlay(monkeypat
     arch = ARCHES["wormhole_b0"]
     kernel = {"kind": "compute"}
     monkeypatch.setenv(hardware_check.SFPI_INCLUDE_ENV, "/opt/sfpi/include")
-    cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, tmp_path, cxx="g++")
+    cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, cxx="g++")
     assert cmd[cmd.index("-I") + 1] == "/opt/sfpi/include"
     assert not any("gcc12-overlay" in arg for arg in cmd)
     monkeypatch.delenv(hardware_check.SFPI_INCLUDE_ENV)
     monkeypatch.setattr(hardware_check, "gcc12_overlay", lambda r, a: tmp_path / "none")
     (tmp_path / "none").mkdir()
-    cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, tmp_path, cxx="g++")
+    cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, cxx="g++")
     assert cmd[cmd.index("-I") + 1].endswith("tt_metal_shims/sfpi")

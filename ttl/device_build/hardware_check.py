@@ -54,8 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ttl.device_build import flags, tt_metal
-from ttl.targets import PROCESSORS
+from ttl.device_build import flags, kernels, tt_metal
 
 _SHIMS = Path(__file__).with_name("tt_metal_shims")
 
@@ -331,7 +330,7 @@ def descriptors_header(manifest: Mapping[str, Any], kernel: Mapping[str, Any], a
     def array(ctype: str, name: str, values: Sequence[int]) -> str:
         return f"constexpr {ctype} {name}[{n}] = {{\n    {','.join(map(str, values))}\n}};\n"
 
-    def tile_arrays(side: str, ctype: str) -> str:
+    def tile_arrays(side: str) -> str:
         return (
             array("uint8_t", f"{side}_tile_num_faces", [4] * n)
             + array("uint8_t", f"{side}_partial_face", [0] * n)
@@ -357,12 +356,12 @@ def descriptors_header(manifest: Mapping[str, Any], kernel: Mapping[str, Any], a
         "#if !defined(UCK_CHLKC_PACK)\n"
         + array("uint8_t", "unpack_src_format", formats)
         + array("uint8_t", "unpack_dst_format", formats)
-        + tile_arrays("unpack", "uint8_t")
+        + tile_arrays("unpack")
         + "#endif\n"
         "#if !defined(UCK_CHLKC_MATH) && !defined(UCK_CHLKC_UNPACK)\n"
         + array("unsigned char", "pack_src_format", formats)
         + array("unsigned char", "pack_dst_format", formats)
-        + tile_arrays("pack", "uint8_t")
+        + tile_arrays("pack")
         + "#if defined(UCK_CHLKC_PACK)\n"
         + array("uint8_t", "unpack_src_format", formats)
         + "#endif\n#endif\n"
@@ -378,13 +377,8 @@ def kernel_processors(kernel: Mapping[str, Any]) -> list[Processor]:
     """The processors a manifest kernel runs on: dm0 BRISC, dm1 NCRISC, compute all TRISCs."""
     if kernel.get("kind") == "compute":
         return [stage[0] for stage in _TRISC_STAGES]
-    processor, _ = PROCESSORS.get(kernel.get("processor_slot") or "dm0", PROCESSORS["dm0"])
+    processor, _ = kernels.data_movement_processor(kernel)
     return [Processor[processor]]
-
-
-def compile_time_args(kernel: Mapping[str, Any]) -> list[int]:
-    """The values of ``-DKERNEL_COMPILE_TIME_ARGS``, in order."""
-    return [int(arg["value"]) for arg in kernel.get("compile_time_args", [])]
 
 
 def _write_generated(
@@ -396,20 +390,16 @@ def _write_generated(
     for _, _, namespace, trisc_define in _TRISC_STAGES:
         text = f'#define {trisc_define}\n#include "defines_generated.h"\n{include}'
         (gen / f"{namespace}.cpp").write_text(text, encoding="utf-8")
-    defines = "".join(f"#define {k} {v}\n" for k, v in sorted(_user_defines(kernel).items()))
+    defines = "".join(f"#define {k} {v}\n" for k, v in sorted(_defines(kernel).items()))
     (gen / "defines_generated.h").write_text(defines, encoding="utf-8")
     (gen / "chlkc_descriptors.h").write_text(
         descriptors_header(manifest, kernel, arch), encoding="utf-8"
     )
 
 
-def _user_defines(kernel: Mapping[str, Any]) -> dict[str, str]:
-    """The kernel's own defines (the emulator's compile-time-arg spelling excluded)."""
-    return {
-        k: str(v)
-        for k, v in (kernel.get("defines") or {}).items()
-        if not k.startswith("KERNEL_COMPILE_TIME_ARG_")
-    }
+def _defines(kernel: Mapping[str, Any]) -> dict[str, str]:
+    """The manifest kernel's own defines."""
+    return {k: str(v) for k, v in (kernel.get("defines") or {}).items()}
 
 
 def command(
@@ -417,18 +407,18 @@ def command(
     arch: Arch,
     processor: Processor,
     kernel: Mapping[str, Any],
-    gen: Path,
     *,
     cxx: str,
     kernel_include_dirs: Sequence[str] = (),
 ) -> list[str]:
-    """The compile command of one kernel for one processor (run in ``gen/<processor>``)."""
+    """The compile command of one kernel for one processor, run in a subdirectory of the
+    generated files' directory (``-I..`` finds them)."""
     wrapper = "trisck.cc" if processor.is_compute else f"{processor.name.lower()}k.cc"
-    ct_args = ",".join(map(str, compile_time_args(kernel)))
     dm_defines = []
     if not processor.is_compute:
-        dm_defines = [f"-D{k}={v}" for k, v in sorted(_user_defines(kernel).items())]
-        dm_defines += [f"-DNOC_INDEX={processor.value}", "-DNOC_MODE=0"]
+        _, noc = kernels.data_movement_processor(kernel)
+        dm_defines = [f"-D{k}={v}" for k, v in sorted(_defines(kernel).items())]
+        dm_defines += [f"-DNOC_INDEX={noc}", "-DNOC_MODE=0"]
     real_sfpi = os.environ.get(SFPI_INCLUDE_ENV)
     sfpi = ["-I", real_sfpi or str(_SHIMS / "sfpi")] if processor.is_compute else []
     overlay = []
@@ -456,7 +446,7 @@ def command(
         *[f"-D{d}" for d in processor_defines(arch, processor)],
         "-DDISPATCH_MESSAGE_ADDR=0",
         "-DKERNEL_BUILD",
-        f"-DKERNEL_COMPILE_TIME_ARGS={ct_args}",
+        "-D" + kernels.compile_time_args_define(kernels.compile_time_args(kernel)),
         *dm_defines,
     ]
 
@@ -480,13 +470,7 @@ def check_kernel(
             cwd = gen / processor.name.lower()
             cwd.mkdir()
             cmd = command(
-                root,
-                arch,
-                processor,
-                kernel,
-                gen,
-                cxx=cxx,
-                kernel_include_dirs=kernel_include_dirs,
+                root, arch, processor, kernel, cxx=cxx, kernel_include_dirs=kernel_include_dirs
             )
             proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
             results.append(

@@ -158,8 +158,20 @@ def processor_defines(kernel: Mapping[str, Any]) -> list[str]:
     """
     if kernel.get("kind") == "compute":
         return ["COMPILE_FOR_TRISC=1"]
-    processor, noc = PROCESSORS.get(kernel.get("processor_slot") or "dm0", PROCESSORS["dm0"])
+    processor, noc = data_movement_processor(kernel)
     return [f"COMPILE_FOR_{processor}", f"NOC_INDEX={noc}"]
+
+
+def data_movement_processor(kernel: Mapping[str, Any]) -> tuple[str, int]:
+    """The TT-Metal processor and NOC of a data-movement manifest kernel (dm0 without a slot)."""
+    processor, noc = PROCESSORS.get(kernel.get("processor_slot") or "dm0", PROCESSORS["dm0"])
+    assert noc is not None, "a data-movement slot has a NOC"
+    return processor, noc
+
+
+def compile_time_args(kernel: Mapping[str, Any]) -> list[int]:
+    """A manifest kernel's compile-time arg values, in order."""
+    return [int(arg["value"]) for arg in kernel.get("compile_time_args", [])]
 
 
 def compile_time_args_define(values: Iterable[int]) -> str:
@@ -181,9 +193,7 @@ def manifest_builds(
     builds = []
     for kernel in manifest.get("kernels", []):
         source = kernel["source"]
-        ct_args = compile_time_args_define(
-            int(a["value"]) for a in kernel.get("compile_time_args", [])
-        )
+        ct_args = compile_time_args_define(compile_time_args(kernel))
         own = [
             ct_args,
             *processor_defines(kernel),

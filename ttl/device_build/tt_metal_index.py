@@ -52,20 +52,19 @@ def build_index(inc: Path) -> dict[str, list[str]]:
 
 
 @functools.lru_cache(maxsize=1)
-def load_index() -> dict[str, list[str]]:
-    """The committed index (empty if the file is missing: errors then explain less)."""
+def _load() -> tuple[str, dict[str, list[str]]]:
+    """The committed index's TT-Metal version and functions (none if the file is missing:
+    errors then explain less)."""
     try:
         data = json.loads(INDEX_FILE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
-    return dict(data.get("functions", {}))
+        return "?", {}
+    return str(data.get("version", "?")), dict(data.get("functions", {}))
 
 
-def _version() -> str:
-    try:
-        return str(json.loads(INDEX_FILE.read_text(encoding="utf-8")).get("version", "?"))
-    except (OSError, ValueError):
-        return "?"
+def load_index() -> dict[str, list[str]]:
+    """Function name -> the TT-Metal API headers that define it, from the committed index."""
+    return _load()[1]
 
 
 def explain_undeclared(
@@ -77,7 +76,7 @@ def explain_undeclared(
     emulator's device headers, to tell a missing ``#include`` from a function
     the emulator does not implement.
     """
-    index = load_index()
+    version, index = _load()
     emulator_text = "\n".join(
         p.read_text(encoding="utf-8", errors="replace") for p in emulator_headers
     )
@@ -100,7 +99,7 @@ def explain_undeclared(
             notes.append(f"{where}: `{name}` is declared in TT-Metal's {headers[0]}: {include}")
         else:
             notes.append(
-                f"{where}: `{name}` is TT-Metal {_version()}'s ({' and '.join(headers)}), but "
+                f"{where}: `{name}` is TT-Metal {version}'s ({' and '.join(headers)}), but "
                 "the emulator does not implement it (docs/tt-metal.md lists what it does)"
             )
     return notes

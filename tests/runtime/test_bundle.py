@@ -91,6 +91,26 @@ def _edit_manifest(path, **changes):
     (path / "manifest.json").write_text(json.dumps(m))
 
 
+@pytest.mark.parametrize(
+    "arg",
+    [
+        {"kind": "noc_x", "column": 99},  # outside the grid
+        {"kind": "noc_y", "row": -1},
+        {"kind": "noc_x"},
+        {"kind": "tensor_address", "tensor": "nope"},
+        {"kind": "scalar"},
+    ],
+)
+def test_rejects_a_runtime_arg_this_runtime_cannot_supply(eltwise_bundle, tmp_path, arg):
+    bad = _copy(eltwise_bundle, tmp_path)
+    m = json.loads((bad / "manifest.json").read_text())
+    per_node = m["runtime_args"]["per_node"]
+    per_node.append(dict(arg, index=len(per_node)))
+    _edit_manifest(bad, runtime_args=m["runtime_args"])
+    with pytest.raises(BundleError, match=r"runtime arg \d+ .* is not supported by this runtime"):
+        load_bundle(bad)
+
+
 def test_rejects_modified_elf(eltwise_bundle, tmp_path):
     bad = _copy(eltwise_bundle, tmp_path)
     with open(bad / "elf" / "read.elf", "ab") as f:

@@ -155,13 +155,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     args = sorted(m["runtime_args"]["per_node"], key=lambda a: a["index"])
     names = {t.name for t in tensors}
     for a in args:
-        if a["kind"] in ("noc_x", "noc_y"):
-            key, limit = ("column", grid[0]) if a["kind"] == "noc_x" else ("row", grid[1])
-            if isinstance(a.get(key), int) and 0 <= a[key] < limit:
-                continue
-        if a["kind"] not in ("tensor_address", "noc_x", "noc_y") or (
-            a["kind"] == "tensor_address" and a["tensor"] not in names
-        ):
+        if not _known_runtime_arg(a, names, grid):
             raise BundleError(
                 f"{where}: runtime arg {a['index']} ({a}) is not supported by this "
                 "runtime: rebuild with the matching ttl compiler"
@@ -317,6 +311,18 @@ def _run_on(
         out = dev.read_tensor(handles[sig.name])
         results.append(_write_back(out, original))
     return tuple(results)
+
+
+def _known_runtime_arg(arg: dict, tensors: set[str], grid: tuple[int, int]) -> bool:
+    """Whether this runtime can supply ``arg``: an operation tensor's address, or the NOC
+    coordinate of a column or row of the grid."""
+    if arg.get("kind") == "tensor_address":
+        return arg.get("tensor") in tensors
+    axis = {"noc_x": ("column", grid[0]), "noc_y": ("row", grid[1])}.get(arg.get("kind", ""))
+    if axis is None:
+        return False
+    value = arg.get(axis[0])
+    return isinstance(value, int) and 0 <= value < axis[1]
 
 
 def _runtime_arg(

@@ -56,13 +56,6 @@ class Target:
         """The NOC coordinates of logical node ``(x, y)``."""
         return self.noc_columns[node[0]], self.noc_rows[node[1]]
 
-    def logical_coord(self, noc: tuple[int, int]) -> tuple[int, int] | None:
-        """The logical node at NOC coordinates ``noc``, or None if no worker node is there."""
-        try:
-            return self.noc_columns.index(noc[0]), self.noc_rows.index(noc[1])
-        except ValueError:
-            return None
-
     def kernels_per_kind(self, kind: str) -> int:
         """How many logical kernels of ``kind`` one node can run."""
         return len(self.slots[kind])

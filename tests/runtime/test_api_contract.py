@@ -54,6 +54,9 @@ void kernel_main() {{
   using Accessor = TensorAccessor<TensorAccessorArgs<0>>;
   const Accessor accessor(0, 64);
   keep = reinterpret_cast<const void*>(accessor.get_noc_addr(1));
+  // TT-Metal's two-argument form, which takes the page size from the args.
+  const auto from_args = TensorAccessor(TensorAccessorArgs<0>(), 0);
+  keep = reinterpret_cast<const void*>(from_args.get_noc_addr(0));
   sink(reinterpret_cast<const void*>(&noc_async_read_page<Accessor>));
   sink(reinterpret_cast<const void*>(&noc_async_write_page<Accessor>));
 }}

@@ -20,8 +20,6 @@ from typing import Any
 
 #: hostdevcommon/tensor_accessor/arg_config.hpp: ArgConfig::IsDram.
 ARG_CONFIG_IS_DRAM = 1 << 1
-#: Words of one interleaved tensor's TensorAccessorArgs.
-TENSOR_ACCESSOR_WORDS = 2
 
 
 def tensor_accessor_args(page_size: int) -> list[int]:

@@ -394,7 +394,7 @@ class KernelEmitter(SyncEmitMixin):
                 f"get_arg_val<uint32_t>({t.index.value.data}), {page});"
             )
             tensor_args.append((name, page))
-            cta += kernel_args.TENSOR_ACCESSOR_WORDS
+            cta += len(kernel_args.tensor_accessor_args(page))
         self.declare_semaphores(self.semaphores)
         self.region(k.body.block)
         head = [

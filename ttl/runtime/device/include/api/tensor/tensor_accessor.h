@@ -21,6 +21,9 @@ struct TensorAccessor {
         aligned_page_size(page_size_in) {}
   TensorAccessor(const DSpecT&, const size_t bank_base_address_in, uint32_t page_size_in)
       : TensorAccessor(bank_base_address_in, page_size_in) {}
+  // The page size from the accessor args (their aligned page size).
+  TensorAccessor(const DSpecT& args, const size_t bank_base_address_in)
+      : TensorAccessor(bank_base_address_in, args.get_aligned_page_size()) {}
 
   uint32_t get_aligned_page_size() const { return aligned_page_size; }
   constexpr uint32_t get_bank_base_address() const { return bank_base_address; }

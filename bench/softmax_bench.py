@@ -61,7 +61,7 @@ def tile_op_costs(n: int = 2032) -> dict[str, tuple[float, float]]:
         tile = tilize(rng.standard_normal((32, 32)).astype(BF16.dtype)).view(np.uint8)[0]
         l1[addr : addr + BF16.tile_bytes] = tile
     cop = Coprocessor(l1, dst_tiles=8)
-    fmt, one, t = memmap.FMT_FLOAT16_B, memmap.SCALER_ONE_FMT, BF16.tile_bytes
+    fmt, t = memmap.FMT_FLOAT16_B, BF16.tile_bytes
     # name -> (command j of a run, run length)
     families = {
         "copy_tile": (lambda j: (memmap.COP_UNPACK, j * t, fmt, j), 8),
@@ -72,7 +72,10 @@ def tile_op_costs(n: int = 2032) -> dict[str, tuple[float, float]]:
             lambda j: (memmap.COP_REDUCE, j * t, fmt, 9 * t, fmt, 0, 0),
             8,
         ),
-        "reduce_tile (scalar max)": (lambda j: (memmap.COP_REDUCE, j * t, fmt, 0, one, 0, 0x22), 8),
+        "reduce_tile (scalar max)": (
+            lambda j: (memmap.COP_REDUCE, j * t, fmt, 9 * t, fmt, 0, 0x22),
+            8,
+        ),
         "unary_bcast (col)": (lambda j: (memmap.COP_BCAST, 0, fmt, j, 2), 8),
         "transpose_wh_tile": (lambda j: (memmap.COP_TRANSPOSE, j * t, fmt, j), 8),
         "where_tile": (lambda j: (memmap.COP_WHERE, j, j + 2, j + 4, j + 6), 2),

@@ -5,8 +5,10 @@ folder) must be able to install each lock tools/setup.sh may fall back to. For
 every `name==version` entry of every `requirements*.lock` this asks PyPI's JSON
 simple API (PEP 691) for the project's files, and accepts the entry when one file
 of that version carries a locked hash and is installable by this interpreter (a
-wheel whose tags it supports, or an sdist). It reads no pip configuration, so
-what pip would find only on this machine does not count.
+wheel whose tags it supports, or an sdist), or by the CPython version a lock's
+`# python: X.Y` line names (requirements-ttnn.lock: 3.12) on this platform. It
+reads no pip configuration, so what pip would find only on this machine does not
+count.
 
 The `requirements-<group>-cpu.lock` files pin PyTorch's CPU build, which PyPI does
 not serve: there torch must be a `+cpu` build and its `requirements-<group>.lock`
@@ -30,7 +32,7 @@ from pathlib import Path
 
 from packaging.markers import Marker
 from packaging.requirements import Requirement
-from packaging.tags import Tag, sys_tags
+from packaging.tags import Tag, compatible_tags, cpython_tags, platform_tags, sys_tags
 from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import Version
 
@@ -160,12 +162,29 @@ def _cpu_counterpart(lock: Path) -> Path | None:
     return None
 
 
+def supported_tags(lock: Path) -> frozenset[Tag]:
+    """The wheel tags LOCK is installed with: this interpreter's, or those of the CPython
+    its `# python: X.Y` line names, on this platform."""
+    match = re.search(r"^# python: (\d+)\.(\d+)$", lock.read_text(encoding="utf-8"), re.M)
+    if match is None:
+        return frozenset(sys_tags())
+    version = (int(match[1]), int(match[2]))
+    platforms = list(platform_tags())
+    interpreter = f"cp{version[0]}{version[1]}"
+    return frozenset(
+        [
+            *cpython_tags(version, platforms=platforms),
+            *compatible_tags(version, interpreter, platforms),
+        ]
+    )
+
+
 def check_locks(locks: Iterable[Path], pypi: PyPI | None = None) -> list[str]:
     """Every problem found in LOCKS, one line each (empty when all resolve)."""
     pypi = pypi or PyPI()
-    supported = frozenset(sys_tags())
     problems: list[str] = []
     for lock in locks:
+        supported = supported_tags(lock)
         entries = parse_lock(lock)
         counterpart = _cpu_counterpart(lock)
         pypi_entries: dict[str, LockedRequirement] = {}

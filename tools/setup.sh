@@ -11,7 +11,9 @@
 #   reference simulator's environment .venv-sim from the sim lock (tt-lang-sim
 #   and torch, for the differential tests); BuildGrid's environment
 #   .venv-buildgrid from requirements-buildgrid.lock (the gRPC remote-cache
-#   test); and the pinned npm dev tools (buildifier) into node_modules (npm ci).
+#   test); where a Python 3.12 exists, .venv-ttnn from requirements-ttnn.lock
+#   (ttnn, for the ttnn descriptor check); and the pinned npm dev tools
+#   (buildifier) into node_modules (npm ci).
 # torch: each of the test and sim groups has two hash-locked files. Where pip
 # can find PyTorch's CPU build (torch==2.13.0+cpu: a wheel in pip's configured
 # find-links or indexes, or the index named by TTL_TORCH_INDEX_URL, for instance
@@ -61,6 +63,10 @@ Install the equivalents yourself, then run the README's commands:
       python3 -m venv .venv-buildgrid
       .venv-buildgrid/bin/pip install --require-hashes -r requirements-buildgrid.lock
     (BuildGrid, for the gRPC remote-cache test; wheels for Linux x86_64, CPython 3.11)
+  - optionally, with a Python 3.12: python3.12 -m venv .venv-ttnn, then
+      .venv-ttnn/bin/pip install --no-deps --require-hashes -r requirements-ttnn.lock
+    (ttnn 0.81.1, for the ttnn descriptor check; without it that check reports
+    that it did not run)
   - Node.js and npm, then: npm ci   (buildifier, pinned in package-lock.json)
 MSG
   exit 1
@@ -215,6 +221,7 @@ install_python_environment() {
 # A venv of its own, $ROOT/NAME, from the hash-locked LOCK, rebuilt only when
 # LOCK changes or NAME/bin/PROBE is missing. Extra arguments go to pip install.
 # These tools are never installed into .venv nor dependencies of ttl.
+# The venv's interpreter is $VENV_PYTHON (default: Debian's python3).
 install_locked_venv() {
   local name="$1" lock="$2" probe="$3"
   shift 3
@@ -224,7 +231,7 @@ install_locked_venv() {
     return
   fi
   echo "setup: creating $name from $lock"
-  /usr/bin/python3 -m venv --clear "$venv"
+  "${VENV_PYTHON:-/usr/bin/python3}" -m venv --clear "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
     "$@" -r "$ROOT/$lock"
   lock_stamp "$lock" >"$venv/.setup.sha256"
@@ -247,6 +254,32 @@ install_buildgrid_environment() {
   install_locked_venv .venv-buildgrid requirements-buildgrid.lock bgd --only-binary=:all:
 }
 
+# A Python 3.12 interpreter that runs (pyenv's shim may not), or nothing.
+find_python312() {
+  local candidate
+  for candidate in "${TTL_PYTHON312:-}" "$(command -v python3.12 || true)" \
+    /usr/bin/python3.12 /usr/local/bin/python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+    if [[ -n "$candidate" && -x "$candidate" ]] &&
+      "$candidate" -c 'import sys, venv; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
+      echo "$candidate"
+      return
+    fi
+  done
+}
+
+# ttnn 0.81.1 in .venv-ttnn, for the ttnn descriptor check (docs/tt-metal.md), where
+# Python 3.12 exists. Elsewhere the check says that it did not run.
+install_ttnn_environment() {
+  local python
+  python="$(find_python312)"
+  if [[ -z "$python" ]]; then
+    echo "setup: no Python 3.12 (set TTL_PYTHON312): the ttnn descriptor check will report that it did not run"
+    return
+  fi
+  VENV_PYTHON="$python" install_locked_venv .venv-ttnn requirements-ttnn.lock python \
+    --no-deps --only-binary=:all:
+}
+
 install_node_tools() {
   local stamp="$ROOT/node_modules/.package-lock.json.sha256"
   local want
@@ -266,6 +299,7 @@ main() {
   install_python_environment
   install_sim_environment
   install_buildgrid_environment
+  install_ttnn_environment
   install_node_tools
   echo "setup: done (bazel: $(command -v bazel), device compiler: $(command -v riscv64-unknown-elf-g++))"
 }

@@ -69,8 +69,14 @@ def test_loop_carried_accumulator_cpp(compile_source):
         CHECK: pack_tile({{.*}}dfb_acc_compute_acc
         CHECK: pack_reconfig_l1_acc(0);
         CHECK: y_blk.store(acc)
-        CHECK: copy_tile_from_reserved(dfb_acc_compute_acc,
+        CHECK-NEXT: // Read back acc: at the DFB's front, where unpackers read.
+        CHECK-NEXT: cb_push_back(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_wait_front(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: {
+        CHECK: copy_tile(dfb_acc_compute_acc,
         CHECK: pack_tile({{.*}}dfb_y_dfb
+        CHECK: cb_pop_front(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_reserve_back(dfb_acc_compute_acc, 2);  // the same block, its value kept
         CHECK: cb_push_back(dfb_y_dfb, 2);
         CHECK: cb_push_back(dfb_acc_compute_acc, 2);
         CHECK-NEXT: cb_wait_front(dfb_acc_compute_acc, 2);
@@ -86,13 +92,21 @@ def test_other_in_place_ops_read_back(compile_source, op, api):
         result.sources["compute.cpp"],
         f"""
         CHECK: for (int32_t
-        CHECK: copy_tile_from_reserved(dfb_acc_compute_acc,
+        CHECK: cb_push_back(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_wait_front(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_reserve_back(dfb_acc_compute_acc, 2);
+        CHECK: copy_tile(dfb_acc_compute_acc,
         CHECK: matmul_tiles(
         CHECK: {api}(
         CHECK-NOT: pack_reconfig_l1_acc
-        CHECK: pack_tile(
+        CHECK: pack_tile({{{{.*}}}}dfb_acc_compute_acc
+        CHECK: cb_pop_front(dfb_acc_compute_acc, 2);
         """,
     )
+    # The acc -= a @ b store reads the block it packs into: two blocks, the front read
+    # while the next block takes the result.
+    (acc,) = [f for f in result.manifest["dfbs"] if f["name"] == "acc_compute_acc"]
+    assert acc["block_count"] == 2
 
 
 def test_accumulator_reassigned_reads_itself(compile_source):
@@ -112,7 +126,11 @@ def test_accumulator_reassigned_reads_itself(compile_source):
         result.sources["compute.cpp"],
         """
         CHECK: acc = acc * 2.0
-        CHECK: copy_tile_from_reserved(dfb_acc_compute_acc,
+        CHECK-NEXT: // Read back acc: at the DFB's front, where unpackers read.
+        CHECK-NEXT: cb_push_back(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_wait_front(dfb_acc_compute_acc, 2);
+        CHECK-NEXT: cb_reserve_back(dfb_acc_compute_acc, 2);
+        CHECK: copy_tile(dfb_acc_compute_acc,
         CHECK: mul_unary_tile(
         CHECK: pack_tile({{.*}}dfb_acc_compute_acc
         """,
@@ -134,17 +152,33 @@ def test_reserved_block_read_back_after_store(compile_source):
     filecheck(
         result.sources["compute.cpp"],
         """
+        CHECK: y_blk.store(ttl.math.fill(2.0, shape=(1, 2)))
+        CHECK: pack_tile({{.*}}dfb_shadow_y_dfb
         CHECK: y_blk.store(y_blk * y_blk + 1.0)
-        CHECK: copy_tile_from_reserved(dfb_y_dfb, [[T:.*]], [[D:.*]]);
+        CHECK-NEXT: // Read back y_blk_shadow: at the DFB's front, where unpackers read.
+        CHECK-NEXT: cb_push_back(dfb_shadow_y_dfb, 2);
+        CHECK-NEXT: cb_wait_front(dfb_shadow_y_dfb, 2);
+        CHECK-NEXT: cb_reserve_back(dfb_shadow_y_dfb, 2);
+        CHECK: copy_tile(dfb_shadow_y_dfb, [[T:.*]], [[D:.*]]);
         CHECK-NEXT: }
-        CHECK-NEXT: copy_init(dfb_y_dfb);
+        CHECK-NEXT: copy_init(dfb_shadow_y_dfb);
         CHECK-NEXT: for (uint32_t i = 0; i < 2; ++i) {
-        CHECK-NEXT: copy_tile_from_reserved(dfb_y_dfb, [[T]], [[D]] + 2);
+        CHECK-NEXT: copy_tile(dfb_shadow_y_dfb, [[T]], [[D]] + 2);
         CHECK: mul_binary_tile([[D]], [[D]] + 2, [[D]]);
         CHECK: add_unary_tile([[D]], 0x3f800000u);
-        CHECK: pack_tile(
+        CHECK: pack_tile({{.*}}dfb_shadow_y_dfb
+        CHECK: cb_pop_front(dfb_shadow_y_dfb, 2);
+        CHECK-NEXT: // {{.*}}: with y_dfb.reserve() as y_blk:
+        CHECK-NEXT: cb_push_back(dfb_shadow_y_dfb, 2);
+        CHECK-NEXT: cb_wait_front(dfb_shadow_y_dfb, 2);
+        CHECK: copy_tile(dfb_shadow_y_dfb,
+        CHECK: pack_tile({{.*}}dfb_y_dfb
+        CHECK: cb_pop_front(dfb_shadow_y_dfb, 2);
+        CHECK-NEXT: cb_push_back(dfb_y_dfb, 2);
         """,
     )
+    (shadow,) = [f for f in result.manifest["dfbs"] if f["name"] == "shadow_y_dfb"]
+    assert shadow["block_count"] == 2  # y_blk * y_blk + 1.0 is stored into y_blk
 
 
 def test_in_place_on_reserved_block(compile_source):

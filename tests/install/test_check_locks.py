@@ -111,3 +111,22 @@ def test_a_loose_pin_is_refused(tmp_path: Path) -> None:
     lock = _lock(tmp_path, "requirements.lock", "six>=1.16\n")
     with pytest.raises(SystemExit, match=r"requirements.lock:1: not an exact, hash-locked pin"):
         check_locks.parse_lock(lock)
+
+
+def test_a_lock_for_another_python_is_checked_with_that_pythons_tags(
+    tmp_path: Path, pypi: object
+) -> None:
+    """requirements-ttnn.lock pins ttnn's cp312 wheel (ttnn has none for 3.11): its
+    `# python: 3.12` line makes the check use CPython 3.12's tags, and without it the
+    same pin is a wheel this interpreter cannot install."""
+    ttnn = (ROOT / "requirements-ttnn.lock").read_text(encoding="utf-8")
+    assert "\n# python: 3.12\n" in ttnn
+    lock = _lock(tmp_path, "requirements-ttnn.lock", ttnn)
+    assert check_locks.check_locks([lock], pypi) == []
+    text = ttnn.replace("# python: 3.12\n", "")
+    line = text.splitlines().index("ttnn==0.81.1 \\") + 1
+    without = _lock(tmp_path, "requirements-x.lock", text)
+    assert check_locks.check_locks([without], pypi) == [
+        f"requirements-x.lock:{line}: PyPI's locked files of ttnn==0.81.1 are wheels this"
+        " interpreter cannot install"
+    ]

@@ -113,21 +113,11 @@ _KINDS = {
     ],  # accumulates onto operand tiles
     "pack bf16 l1_acc": [(memmap.COP_PACK, j, _tile(j), BF, 1) for j in range(8)],
     **{
-        f"reduce {pool} {dim} {scaled}": [
-            (
-                memmap.COP_REDUCE,
-                _tile(j),
-                BF,
-                _tile(9) if scaled == "scaled" else 0,
-                BF if scaled == "scaled" else memmap.SCALER_ONE_FMT,
-                5,
-                pool | dim << 4,
-            )
-            for j in range(8)
+        f"reduce {pool} {dim}": [
+            (memmap.COP_REDUCE, _tile(j), BF, _tile(9), BF, 5, pool | dim << 4) for j in range(8)
         ]
         for pool in (0, 2)
         for dim in range(3)
-        for scaled in ("scaled", "unscaled")
     },
     "transpose": [(memmap.COP_TRANSPOSE, _tile(j), BF, 7 - j) for j in range(8)],
     **{
@@ -162,9 +152,7 @@ def test_run_is_vectorized_and_bit_identical(cmds):
 
 def test_reduce_run_accumulates_in_command_order():
     # Sums of large and small values: a different order would round differently.
-    cmds = [
-        (memmap.COP_REDUCE, _tile(j, FP), FP, 0, memmap.SCALER_ONE_FMT, 0, 0) for j in range(16)
-    ]
+    cmds = [(memmap.COP_REDUCE, _tile(j, FP), FP, _tile(9), BF, 0, 0) for j in range(16)]
     for seed in range(4):
         assert _run_both(cmds, seed).batched == 16
 
@@ -215,7 +203,7 @@ def test_block_float_matmuls_run_as_strided_runs():
 
 def test_repeated_reduce_accumulates_every_command():
     # Every operand word repeats: the same tile reduced four times into one register.
-    cmds = [(memmap.COP_REDUCE, _tile(2), BF, 0, memmap.SCALER_ONE_FMT, 1, 0)] * 4
+    cmds = [(memmap.COP_REDUCE, _tile(2), BF, _tile(9), BF, 1, 0)] * 4
     assert _run_both(cmds).batched == 4
 
 

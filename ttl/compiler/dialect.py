@@ -31,6 +31,7 @@ Analysis results the passes record on ``ttl.dfb`` (see ``passes/``):
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from enum import auto
 from typing import TYPE_CHECKING, ClassVar
@@ -49,6 +50,7 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     SymbolRefAttr,
     UnitAttr,
+    bf16,
     i32,
     i64,
 )
@@ -592,7 +594,13 @@ class DFBTensorUse(SymbolUserOpInterface):
 
 @irdl_op_definition
 class DFBOp(IRDLOperation):
-    """Declares a dataflow buffer made like tensor ``tensor``."""
+    """Declares a dataflow buffer made like tensor ``tensor``.
+
+    ``scratch``: the compiler made it for one compute kernel's own use, one block
+    at a time (an accumulator, an expression operand, a shadow): no other kernel
+    touches it, so that kernel may publish its reserved block to read it back
+    (``ttl-prepare-read-back``).
+    """
 
     name = "ttl.dfb"
 
@@ -603,6 +611,8 @@ class DFBOp(IRDLOperation):
     dfb_type = prop_def(DFBType)
     physical_index = opt_prop_def(IntegerAttr[I64])
 
+    scratch = opt_prop_def(UnitAttr)
+
     protocol = opt_prop_def(ProtocolAttr)
     lifetime = opt_prop_def(LifetimeAttr)
 
@@ -611,16 +621,25 @@ class DFBOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$sym_name attr-dict"
 
-    def __init__(self, name: str, tensor: str, dfb_type: DFBType, block_count: int, page_size: int):
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(name),
-                "tensor": SymbolRefAttr(tensor),
-                "block_count": IntegerAttr(block_count, i64),
-                "page_size": IntegerAttr(page_size, i64),
-                "dfb_type": dfb_type,
-            }
-        )
+    def __init__(
+        self,
+        name: str,
+        tensor: str,
+        dfb_type: DFBType,
+        block_count: int,
+        page_size: int,
+        scratch: bool = False,
+    ):
+        properties: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "tensor": SymbolRefAttr(tensor),
+            "block_count": IntegerAttr(block_count, i64),
+            "page_size": IntegerAttr(page_size, i64),
+            "dfb_type": dfb_type,
+        }
+        if scratch:
+            properties["scratch"] = UnitAttr()
+        super().__init__(properties=properties)
 
     def verify_(self) -> None:
         if self.block_count.value.data <= 0:
@@ -1347,6 +1366,13 @@ class ReduceOp(IRDLOperation):
             raise VerifyException("reduce dims out of range")
         if tuple(res.dims) != reduced_shape(src.dims, dims):
             raise VerifyException("reduce result must be the operand shape with dims reduced to 1")
+        fill = self.scaler.owner
+        within_tiles = bool(set(self.normalized_dims) & {rank - 1, rank - 2})
+        if within_tiles and isinstance(fill, FillOp) and fill.value.value.data != 1.0:
+            raise VerifyException(
+                "a reduction within tiles reads its scaler tile from a DFB (a ttl.read), or "
+                "scales by ttl.fill 1.0, for which ttl-materialize-scalers makes that DFB"
+            )
 
 
 @irdl_op_definition
@@ -1457,6 +1483,46 @@ class StoreOp(IRDLOperation):
             raise VerifyException("stored value must have the block's shape")
         if not isinstance(self.block.owner, ReserveOp):
             raise VerifyException("store needs a reserved block")
+
+
+@irdl_op_definition
+class FillScalerOp(IRDLOperation):
+    """A data-movement kernel writes the scaler tile of a reduction into a reserved block.
+
+    ``value`` goes into the first row of each 16x16 face, 0 into the rest: the
+    elements ``reduce_tile`` reads as its scaler, laid out as TT-Metal kernels'
+    ``generate_reduce_scaler`` lays them out. ``ttl-materialize-scalers`` makes these
+    for reductions written without a scaler block.
+    """
+
+    name = "ttl.fill_scaler"
+
+    block = operand_def(BlockType)
+    value = prop_def(FloatAttr)
+
+    traits = traits_def(MemoryWriteEffect())  # writes the block's L1
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$value `,` $block attr-dict `:` type($block)"
+
+    def __init__(self, block: SSAValue, value: float):
+        super().__init__(operands=[block], properties={"value": FloatAttr(value, 32)})
+
+    @property
+    def bf16_bits(self) -> int:
+        """``value``'s bfloat16 bit pattern (verify_: ``value`` is exact in bf16)."""
+        return struct.unpack("<I", struct.pack("<f", self.value.value.data))[0] >> 16
+
+    def verify_(self) -> None:
+        _require_data_movement(self)
+        if self.bf16_bits << 16 != struct.unpack("<I", struct.pack("<f", self.value.value.data))[0]:
+            raise VerifyException("a scaler value must be exact in bf16")
+        b = self.block.type
+        assert isinstance(b, BlockType)
+        if tuple(b.dims) != (1, 1) or b.element_type != bf16:
+            raise VerifyException("a scaler block is one bf16 tile (!ttl.block<1x1xbf16>)")
+        if not isinstance(self.block.owner, ReserveOp):
+            raise VerifyException("fill_scaler needs a reserved block")
 
 
 # ------------------------------------------------------------- debugging
@@ -2205,6 +2271,7 @@ TTL = Dialect(
         WhereOp,
         MaskOp,
         StoreOp,
+        FillScalerOp,
         PrintOp,
         SignpostBeginOp,
         SignpostEndOp,

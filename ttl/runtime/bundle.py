@@ -18,6 +18,7 @@ import numpy as np
 
 from ttl import targets as _targets
 from ttl.device_build import bundle as bundle_format
+from ttl.device_build.program import runtime_arg_value
 from ttl.runtime.coprocessor import DstMode
 from ttl.runtime.device import Device
 from ttl.runtime.dfb import DFBConfig
@@ -330,12 +331,12 @@ def _runtime_arg(
 ) -> int:
     """The value of one manifest runtime arg: a tensor's address (its DRAM base or its
     shard descriptor's), or the NOC coordinate of a grid column or row."""
-    if arg["kind"] == "noc_x":
-        return target.noc_columns[arg["column"]]
-    if arg["kind"] == "noc_y":
-        return target.noc_rows[arg["row"]]
-    handle = handles[arg["tensor"]]
-    return handle.descriptor if isinstance(handle, ShardedTensor) else handle.address
+
+    def address(name: str) -> int:
+        handle = handles[name]
+        return handle.descriptor if isinstance(handle, ShardedTensor) else handle.address
+
+    return runtime_arg_value(arg, target, address)
 
 
 def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:

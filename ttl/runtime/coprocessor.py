@@ -374,9 +374,8 @@ class Coprocessor:
                     writes.append(rows)
             elif field.kind in ("l1_in", "l1_out", "l1_each"):
                 fmt = first[field.fmt - 1]
-                scaler_one = fmt == memmap.SCALER_ONE_FMT and op == memmap.COP_REDUCE
                 each = field.kind == "l1_each"
-                tiles = None if scaler_one else self._tiles(word, fmt, step[i], count, each)
+                tiles = self._tiles(word, fmt, step[i], count, each)
                 if tiles is not None and fmt == BFP8.code:
                     written = field.kind == "l1_out"
                     # A pack overwrites its tiles unless it accumulates (its l1_acc word).
@@ -647,13 +646,13 @@ class Coprocessor:
             raise DeviceFault(f"unknown reduce mode {mode:#x}")
         a = tiles.reshape(-1, *_FACE_GRID)
         # The scaler is the first row of each face, applied to every row of that face.
-        s = None if scaler is None else scaler.reshape(-1, *_FACE_GRID)[:, :, :, 0:1, :]
+        s = scaler.reshape(-1, *_FACE_GRID)[:, :, :, 0:1, :]
         faces = acc.reshape(_FACE_GRID)
         sel = _REDUCE_SEL[dim]
         combine = np.maximum if pool == POOL_MAX else np.add
 
         def run():
-            x = a.astype(np.float32) if s is None else np.multiply(a, s, dtype=np.float32)
+            x = np.multiply(a, s, dtype=np.float32)
             parts = _reduce_each(x, dim, combine)
             first = faces[sel]
             if len(parts) == 1:

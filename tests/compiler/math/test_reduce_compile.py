@@ -57,12 +57,22 @@ def op(a, s, t, y):
         (
             "ttl.math.reduce_sum(a_blk, dims=[-1, -2])",
             (1, 1),
-            "%[[ONE:.*]] = ttl.fill 1.000000e+00 : f32 : !ttl.tiles<1x1xbf16>\n"
-            "CHECK: ttl.reduce sum %{{.*}}, %[[ONE]] {dims = array<i64: -1, -2>}",
-            """reduce_init<PoolType::SUM, ReduceDim::REDUCE_SCALAR>(dfb_a_dfb, TTL_SCALER_ONE_CB, dfb_y_dfb);
+            # No scaler block: ttl-materialize-scalers reads a ones tile from a DFB of its
+            # own (tests/compiler/passes/materialize_scalers.mlir). This operation has no
+            # data-movement kernel, so its compute kernel packs that tile itself.
+            "ttl.dfb @scaler_compute {tensor = @a, block_count = 1 : i64, page_size = 2048 : i64, dfb_type = !ttl.dfb<1x1xbf16>\n"
+            "CHECK: %[[R:.*]] = ttl.reserve %{{.*}} : !ttl.dfb<1x1xbf16>\n"
+            "CHECK-NEXT: %[[F:.*]] = ttl.fill 1.000000e+00 : f32 : !ttl.tiles<1x1xbf16>\n"
+            "CHECK-NEXT: ttl.store %[[F]], %[[R]]\n"
+            "CHECK-NEXT: ttl.push %[[R]]\n"
+            "CHECK: %[[S:.*]] = ttl.wait %{{.*}} : !ttl.dfb<1x1xbf16>\n"
+            "CHECK: %[[ONE:.*]] = ttl.read %[[S]] : !ttl.block<1x1xbf16> -> !ttl.tiles<1x1xbf16>\n"
+            "CHECK-NEXT: ttl.reduce sum %{{.*}}, %[[ONE]] {dims = array<i64: -1, -2>}\n"
+            "CHECK: ttl.pop %[[S]]",
+            """reduce_init<PoolType::SUM, ReduceDim::REDUCE_SCALAR>(dfb_a_dfb, dfb_scaler_compute, dfb_y_dfb);
             CHECK: for (uint32_t r0 = 0; r0 < 2; ++r0) {
             CHECK-NEXT: for (uint32_t r1 = 0; r1 < 3; ++r1) {
-            CHECK-NEXT: reduce_tile<PoolType::SUM, ReduceDim::REDUCE_SCALAR>(dfb_a_dfb, TTL_SCALER_ONE_CB, r0 * 3 + r1, 0, 0);""",
+            CHECK-NEXT: reduce_tile<PoolType::SUM, ReduceDim::REDUCE_SCALAR>(dfb_a_dfb, dfb_scaler_compute, r0 * 3 + r1, 0, 0);""",
         ),
         (
             "ttl.math.reduce_sum(t_blk, s_blk, dims=[1])",

@@ -49,6 +49,30 @@ def reads_reserved(op: Operation) -> bool:
     return isinstance(op, d.ReadOp) and isinstance(op.block.owner, d.ReserveOp)
 
 
+def read_back_blocks(store: d.StoreOp) -> list[SSAValue]:
+    """The reserved blocks ``store``'s value reads, each once, in reading order."""
+    found: list[SSAValue] = []
+    pending = [store.value]
+    seen: set[SSAValue] = set()
+    while pending:
+        value = pending.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        op = value.owner
+        if isinstance(op, d.ReadOp):
+            if reads_reserved(op) and op.block not in found:
+                found.append(op.block)
+        elif isinstance(op, Operation):
+            pending.extend(reversed(op.operands))
+    return found
+
+
+def is_in_place(store: d.StoreOp) -> bool:
+    """Whether ``store`` packs into a block its value reads."""
+    return store.block in read_back_blocks(store)
+
+
 def fpu_binary(op: Operation, allowed: bool = True) -> bool:
     """Both operands straight from the front of DFBs: the FPU op reads them without copies.
 

@@ -18,7 +18,6 @@ from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import (
     StorePlan,
     fpu_binary,
-    reads_reserved,
     reduces_within_tiles,
 )
 from ttl.compiler.emit.unary_api import emit_unary, float_bits
@@ -161,10 +160,8 @@ class TileCodegen:
         if isinstance(op, d.ReadOp):
             cb = self.cb_of(op.block)
             self.init(f"copy_init({cb});")
-            if reads_reserved(op):  # block state RW: read back a stored, unpushed block
-                self.line(f"copy_tile_from_reserved({cb}, {t}, {dst});")
-            else:
-                self.line(f"copy_tile({cb}, {t}, {dst});")
+            # (a reserved block read back is at the front for this store: op_StoreOp)
+            self.line(f"copy_tile({cb}, {t}, {dst});")
         elif isinstance(op, d.FillOp):
             self.init("fill_tile_init();")
             self.line(f"fill_tile_bitcast({dst}, {float_bits(op.value.value.data)});")
@@ -302,8 +299,8 @@ class TileCodegen:
 
     def _reduce(self, op: d.ReduceOp, t: str, dst: str, other: str) -> None:
         """TT-Metal's reduce_tile over every input tile that reduces into output tile ``t``."""
-        # (ignores: as in _broadcast; a reduction's operand and scaler are ttl.read
-        # results, or a ttl.fill 1.0 scaler when the program gives none.)
+        # (ignores: as in _broadcast; a reduction's operand is a ttl.read result, and so is
+        # its scaler within tiles: ttl-materialize-scalers read the ones a program omits.)
         out, src = op.result.type.dims, op.operand.type.dims  # type: ignore[attr-defined]
         rank, reduced = len(out), set(op.normalized_dims)
         strides = _strides(src)
@@ -317,15 +314,14 @@ class TileCodegen:
                 terms.append((_coord(t, out, i), strides[i]))
         cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
         scaler = op.scaler.owner
-        if isinstance(scaler, d.ReadOp):
-            cb_s = self.cb_of(scaler.block)
-        else:
-            assert isinstance(scaler, d.FillOp) and scaler.value.value.data == 1.0
-            cb_s = "TTL_SCALER_ONE_CB"
         pool = "MAX" if op.kind.data is d.ReduceKindEnum.MAX else "SUM"
         if not reduces_within_tiles(op):
+            # Whole tiles combined: a ttl.fill 1.0 scaler (the program gave none) is no-op.
+            cb_s = self.cb_of(scaler.block) if isinstance(scaler, d.ReadOp) else None
             self._reduce_tiles(pool, cb, cb_s, terms, loops, dst, other)
             return
+        assert isinstance(scaler, d.ReadOp), "ttl-materialize-scalers reads every scaler"
+        cb_s = self.cb_of(scaler.block)
         row, col = rank - 1 in reduced, rank - 2 in reduced
         mode = "REDUCE_SCALAR" if row and col else ("REDUCE_ROW" if row else "REDUCE_COL")
         tmpl = f"<PoolType::{pool}, ReduceDim::{mode}>"
@@ -347,14 +343,15 @@ class TileCodegen:
         self,
         pool: str,
         cb: str,
-        cb_s: str,
+        cb_s: str | None,
         terms: list[tuple[str, int]],
         loops: list[tuple[str, int]],
         dst: str,
         other: str,
     ) -> None:
         """A reduction over outer dims only: whole tiles combined element-wise in DST
-        (each tile copied into register ``other`` first)."""
+        (each tile copied, or times the scaler tile ``cb_s``, into register ``other``
+        first)."""
         start = float_bits(float("-inf") if pool == "MAX" else 0.0)
         combine = "binary_max_tile" if pool == "MAX" else "add_binary_tile"
         self.init("fill_tile_init();")
@@ -365,7 +362,7 @@ class TileCodegen:
             self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
             pad += "  "
         index = _linear(terms)
-        if cb_s == "TTL_SCALER_ONE_CB":
+        if cb_s is None:
             self.line(f"{pad}copy_init({cb});")
             self.line(f"{pad}copy_tile({cb}, {index}, {other});")
         else:  # each element times the scaler tile's

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
 from ttl.compiler import kernel_args
-from ttl.compiler.analysis.store_plan import plan_store
+from ttl.compiler.analysis.store_plan import plan_store, read_back_blocks
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit import pipes, tt_metal_api
 from ttl.compiler.emit.compute import emit_store
@@ -445,17 +445,22 @@ class KernelEmitter(SyncEmitMixin):
 
         Its operands are the CBs of the kernel's first tile operation as TT-Metal
         kernels pass them: a matmul's two inputs (``SrcOrder::Reverse``), else the first
-        two DFBs it waits on, and the first it reserves.
+        two waited DFBs it reads (a reduction: its input, then its scaler), and the first
+        it reserves.
         """
-        waits, reserves = [], []
+        reads, waits, reserves = [], [], []
         matmul = None
         for op in self.kernel.walk():
             if isinstance(op, d.WaitOp) and self.cb(op.dfb) not in waits:
                 waits.append(self.cb(op.dfb))
+            elif isinstance(op, d.ReadOp) and isinstance(op.block.owner, d.WaitOp):
+                cb = self.cb(op.block.owner.dfb)
+                reads += [cb] if cb not in reads else []
             elif isinstance(op, d.ReserveOp) and self.cb(op.dfb) not in reserves:
                 reserves.append(self.cb(op.dfb))
             elif isinstance(op, d.MatmulOp) and matmul is None:
                 matmul = op
+        waits = reads + [cb for cb in waits if cb not in reads]
         if not waits and not reserves:
             return None
         out = reserves[0] if reserves else waits[0]
@@ -646,6 +651,22 @@ class KernelEmitter(SyncEmitMixin):
     def op_PopOp(self, op: d.PopOp) -> None:
         self.line(f"cb_pop_front({self.cb(op.block)}, {self._pages(op.block)});")
 
+    def op_FillScalerOp(self, op: d.FillScalerOp) -> None:
+        # One bf16 tile as 512 words: the value twice in the first 8 words (row 0) of
+        # each 128-word face, as reduce_tile reads its scaler; zeros elsewhere.
+        words, i = self.namer.fresh("scaler_words"), self.namer.fresh("w")
+        pair = op.bf16_bits * 0x10001
+        value = op.value.value.data
+        self.line(f"// The scaler of reductions written without one: {value} in row 0 of")
+        self.line("// each face, as TT-Metal's generate_reduce_scaler writes it.")
+        self.line(
+            f"volatile uint32_t* {words} = "
+            f"reinterpret_cast<volatile uint32_t*>({self.names[op.block]});"
+        )
+        self.line(f"for (uint32_t {i} = 0; {i} < 512; ++{i}) {{")
+        self.line(f"  {words}[{i}] = {i} % 128 < 8 ? 0x{pair:08x}u : 0u;")
+        self.line("}")
+
     # ------------------------------------------------------------ copies
     def op_CopyOp(self, op: d.CopyOp) -> None:
         sl_val, blk = (op.src, op.dst) if op.is_read else (op.dst, op.src)
@@ -814,10 +835,65 @@ class KernelEmitter(SyncEmitMixin):
     def op_StoreOp(self, op: d.StoreOp) -> None:
         plan = plan_store(op, self.target, self.compute)
         assert plan.chunk > 0, "DST capacity is checked before emission"
+        read_back = read_back_blocks(op)
+        for block in read_back:
+            self._publish(op, block)
         self.line("{")
         self.indent(1)
         emit_store(op, plan, self.line, self.indent, self.cb)
         self.indent(-1)
+        self.line("}")
+        for block in read_back:
+            self._unpublish(op, block)
+
+    # A reserved block the store reads back (block state RW) is published for it: the
+    # unpackers read only a DFB's front. Its DFB is a scratch DFB, which only this kernel
+    # uses, one block at a time (ttl-prepare-read-back). With one block, popping and
+    # reserving again leaves the value where it is; with two (a store into the block it
+    # reads), the store packs into the next block while it reads this one.
+    def _two_blocks(self, block: SSAValue) -> bool:
+        reserve = block.owner
+        assert isinstance(reserve, d.ReserveOp)
+        dfb = self.dfbs[reserve.dfb.owner.ref.root_reference.data]  # type: ignore[union-attr]
+        assert dfb.scratch is not None, "ttl-prepare-read-back shadows other DFBs"
+        return dfb.block_count.value.data >= 2
+
+    def _publish(self, store: d.StoreOp, block: SSAValue) -> None:
+        cb, pages = self.cb(block), self._pages(block)
+        name = block.name_hint or cb
+        self.line(f"// Read back {name}: at the DFB's front, where unpackers read.")
+        self.line(f"cb_push_back({cb}, {pages});")
+        self.line(f"cb_wait_front({cb}, {pages});")
+        if self._two_blocks(block):
+            self.line(f"cb_reserve_back({cb}, {pages});")
+            if store.block is block and store.acc.value:  # packer L1 accumulation onto it
+                self._keep_reserved(cb, pages)
+        else:
+            assert store.block is not block, "an in-place store has a two-block DFB"
+
+    def _unpublish(self, store: d.StoreOp, block: SSAValue) -> None:
+        cb, pages = self.cb(block), self._pages(block)
+        two = self._two_blocks(block)
+        if two and store.block is not block:
+            self._keep_reserved(cb, pages)
+        self.line(f"cb_pop_front({cb}, {pages});")
+        if not two:
+            self.line(f"cb_reserve_back({cb}, {pages});  // the same block, its value kept")
+
+    def _keep_reserved(self, cb: str, pages: int) -> None:
+        """Copies the front block of ``cb`` into its reserved block, tile by tile."""
+        i = self.namer.fresh("k")
+        self.line(f"for (uint32_t {i} = 0; {i} < {pages}; ++{i}) {{  // keep the value reserved")
+        for text in (
+            "tile_regs_acquire();",
+            f"copy_init({cb});",
+            f"copy_tile({cb}, {i}, 0);",
+            "tile_regs_commit();",
+            "tile_regs_wait();",
+            f"pack_tile(0, {cb}, {i});",
+            "tile_regs_release();",
+        ):
+            self.line(f"  {text}")
         self.line("}")
 
 

@@ -10,7 +10,8 @@ TT-Metal kernels keep partial results in an intermediate circular buffer:
 * ``acc += expr`` packs ``expr`` with packer L1 accumulation
   (``pack_reconfig_l1_acc(1)``): the packer adds it to the block's tiles;
 * ``acc -= expr``, ``acc *= expr``, ``acc /= expr`` store ``acc op expr``,
-  reading the block back (``copy_tile_from_reserved``, block state RW);
+  reading the block back (block state RW: the emitter publishes the block to
+  read it from the DFB's front, ``ttl-prepare-read-back``);
 * ``acc`` used in an expression reads the block back the same way.
 
 A block the program reserved and stored into (block state RW) is updated in

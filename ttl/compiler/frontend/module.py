@@ -6,6 +6,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
 from ttl.compiler import dialect as d
+from ttl.compiler.frontend.accumulate import AccumulatorBuffer
 from ttl.compiler.frontend.kernel import KernelCompiler
 from ttl.compiler.frontend.pipes import check_pipe_uses
 from ttl.compiler.frontend.symbols import ModuleSymbols
@@ -25,7 +26,12 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
     for f in model.dfbs:
         body.add_op(
             d.DFBOp(
-                f.name, f.tensor.name, symbols.dfb_types[f.name], f.block_count, tile_bytes(f.dtype)
+                f.name,
+                f.tensor.name,
+                symbols.dfb_types[f.name],
+                f.block_count,
+                tile_bytes(f.dtype),
+                scratch=isinstance(f, AccumulatorBuffer),
             )
         )
     semaphores = symbols.semaphores

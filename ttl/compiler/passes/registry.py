@@ -11,10 +11,23 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
-    "ttl-check-conditions,ttl-assign-slots,ttl-check-dfb-protocol,"
-    "ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce,ttl-prove-slice-bounds"
+    "ttl-materialize-scalers,ttl-prepare-read-back,ttl-check-conditions,ttl-assign-slots,"
+    "ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce,"
+    "ttl-prove-slice-bounds"
 )
 """The driver's pipeline, in ``ttl-opt -p`` syntax."""
+
+
+def _scalers() -> type[ModulePass]:
+    from ttl.compiler.passes.scalers import MaterializeScalersPass
+
+    return MaterializeScalersPass
+
+
+def _read_back() -> type[ModulePass]:
+    from ttl.compiler.passes.read_back import PrepareReadBackPass
+
+    return PrepareReadBackPass
 
 
 def _conditions() -> type[ModulePass]:
@@ -77,6 +90,8 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory of its ``ModulePass`` class: the ttl passes in pipeline order,
     then xDSL's generic ``dce`` and ``cse``."""
     return {
+        "ttl-materialize-scalers": _scalers,
+        "ttl-prepare-read-back": _read_back,
         "ttl-check-conditions": _conditions,
         "ttl-assign-slots": _assign,
         "ttl-check-dfb-protocol": _protocol,

@@ -178,10 +178,6 @@
 #define TTL_COP_TRANSPOSE 16    // addr, fmt, dst
 #define TTL_COP_WHERE 17        // dst_cond, dst_true, dst_false, dst_out
 #define TTL_COP_MASK 18         // dst_data, dst_mask, posinf
-// TTL_COP_REDUCE's scaler_fmt when the reduction has no scaler block (scaler 1.0).
-#define TTL_SCALER_ONE_FMT 0xFFFFu
-// The input CB id that names that implicit ones scaler in reduce_init/reduce_tile.
-#define TTL_SCALER_ONE_CB 0xFFFFFFFFu
 #define TTL_COP_COMPARE_ZERO 12 // kind, dst
 #define TTL_COP_SCALAR 13       // op (TTL_BINOP_*), dst, value bits: DST[dst] = DST[dst] op value
 #define TTL_COP_DST_MODE 14     // fp32: 1 = DST keeps fp32 between ops, 0 = bf16-rounded

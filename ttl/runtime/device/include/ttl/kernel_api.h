@@ -154,10 +154,6 @@ void tile_regs_release();
 void copy_init(uint32_t cbid, uint32_t transpose = 0, uint32_t transpose_within_16x16_face = false);
 [[deprecated("Renamed to copy_init().")]] void copy_tile_init(uint32_t cbid);
 void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
-// Unpack tile `tile_index` of the block reserved at the back of `cb_id` (a block
-// this kernel has packed into and not pushed yet: TT-Lang block state RW). The
-// unpacker is pointed at the write pointer instead of the read pointer.
-void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index);
 
 // Binary ops reading two DFB tiles into DST[dst_index].
 // acc_to_dest (DST[idst] += A op B) is not modelled: the emulator stops the run
@@ -313,8 +309,7 @@ void pack_reconfig_l1_acc(uint32_t enable);
 // the result by s), into DST[idst]: REDUCE_ROW into column 0, REDUCE_COL into
 // row 0, REDUCE_SCALAR into element (0, 0); SUM adds to and MAX takes the
 // maximum with what DST holds there; the rest of the tile becomes 0 (as
-// hardware's reduce pack mask leaves it). icb_scaler == TTL_SCALER_ONE_CB
-// scales by 1 (a reduction written without a scaler block).
+// hardware's reduce pack mask leaves it).
 enum class PoolType : uint32_t { SUM = 0, AVG = 1, MAX = 2 };
 enum class ReduceDim : uint32_t { REDUCE_ROW = 0, REDUCE_COL = 1, REDUCE_SCALAR = 2 };
 // (Templates: each declaration starts with `template`, so the API contract test,

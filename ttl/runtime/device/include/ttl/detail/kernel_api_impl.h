@@ -395,11 +395,6 @@ TTL_IMPL void copy_tile(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index)
   cop(TTL_CALL_SITE, TTL_COP_UNPACK, front_tile(d, tile_index), d[TTL_DFB_FORMAT], dst_index);
 }
 
-TTL_IMPL void copy_tile_from_reserved(uint32_t cb_id, uint32_t tile_index, uint32_t dst_index) {
-  volatile uint32_t* d = dfb(cb_id, TTL_CALL_SITE);
-  cop(TTL_CALL_SITE, TTL_COP_UNPACK, back_tile(d, tile_index), d[TTL_DFB_FORMAT], dst_index);
-}
-
 TTL_IMPL void add_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                         uint32_t dst_index) {
   binary(TTL_CALL_SITE, TTL_BINOP_ADD, cb_a, cb_b, tile_a, tile_b, dst_index);
@@ -461,14 +456,9 @@ TTL_IMPL void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile) 
 TTL_IMPL void reduce_tile(uint32_t mode, uint32_t icb, uint32_t icb_scaler, uint32_t itile,
                           uint32_t itile_scaler, uint32_t idst) {
   volatile uint32_t* d = dfb(icb, TTL_CALL_SITE);
-  uint32_t s_addr = 0, s_fmt = TTL_SCALER_ONE_FMT;
-  if (icb_scaler != TTL_SCALER_ONE_CB) {
-    volatile uint32_t* s = dfb(icb_scaler, TTL_CALL_SITE);
-    s_addr = front_tile(s, itile_scaler);
-    s_fmt = s[TTL_DFB_FORMAT];
-  }
-  cop(TTL_CALL_SITE, TTL_COP_REDUCE, front_tile(d, itile), d[TTL_DFB_FORMAT], s_addr, s_fmt, idst,
-      mode);
+  volatile uint32_t* s = dfb(icb_scaler, TTL_CALL_SITE);
+  cop(TTL_CALL_SITE, TTL_COP_REDUCE, front_tile(d, itile), d[TTL_DFB_FORMAT],
+      front_tile(s, itile_scaler), s[TTL_DFB_FORMAT], idst, mode);
 }
 
 TTL_IMPL void transpose_tile(uint32_t icb, uint32_t itile, uint32_t idst) {
@@ -621,9 +611,6 @@ template <BroadcastType bcast_type>
 TTL_INLINE void unary_bcast_init(uint32_t) {}
 
 TTL_FORWARD_VOID(copy_tile, (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
-                 (cb_id, tile_index, dst_index))
-TTL_FORWARD_VOID(copy_tile_from_reserved,
-                 (uint32_t cb_id, uint32_t tile_index, uint32_t dst_index),
                  (cb_id, tile_index, dst_index))
 
 #define TTL_BINARY_TILES(name)                                                               \

@@ -1,0 +1,138 @@
+"""Scaler tiles of reductions written without a scaler block.
+
+Pass ``ttl-materialize-scalers`` (:class:`MaterializeScalersPass`). TT-Metal's
+``reduce_tile`` reads its scaler from a tile at the front of a circular buffer;
+there is no "scale by one" form. ``ttl.math.reduce_sum(x, dims=[-1])`` reaches
+the IR with a ``ttl.fill 1.0`` scaler, and this pass gives each compute kernel
+that has such a reduction within tiles a compiler-made DFB ``scaler_<kernel>``
+of one bf16 tile, as TT-Metal kernels do:
+
+* the operation's first data-movement kernel fills it once, at its entry
+  (``ttl.reserve``, ``ttl.fill_scaler 1.0``, ``ttl.push``); an operation with
+  no data-movement kernel packs a ``ttl.fill 1.0`` into it from the compute
+  kernel instead;
+* the compute kernel waits for it once, at its entry, reads it as the scaler
+  of those reductions, and pops it at its end.
+
+A reduction over outer dims only combines whole tiles and reads no scaler
+tile (``emit/compute.py``); its ``ttl.fill 1.0`` stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, bf16
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from ttl.compiler import dialect as d
+from ttl.compiler.analysis.store_plan import reduces_within_tiles
+from ttl.compiler.passes.common import ttl_operations
+from ttl.targets import tile_bytes
+
+SCALER_TYPE = d.DFBType((1, 1), bf16)
+"""The scaler DFB's block: one bf16 tile."""
+
+
+def ones_scaler_reductions(kernel: d.KernelOp) -> list[d.ReduceOp]:
+    """The reductions within tiles of ``kernel`` whose scaler is a ``ttl.fill 1.0``."""
+    return [
+        op
+        for op in kernel.walk()
+        if isinstance(op, d.ReduceOp)
+        and isinstance(op.scaler.owner, d.FillOp)
+        and op.scaler.owner.value.value.data == 1.0
+        and reduces_within_tiles(op)
+    ]
+
+
+def materialize_scalers(operation: d.OperationOp) -> None:
+    """Gives each compute kernel of ``operation`` with ones-scaler reductions its DFB."""
+    kernels = [k for k in operation.body.ops if isinstance(k, d.KernelOp)]
+    taken = {op.sym_name.data for op in operation.body.ops if isinstance(op, d.DFBOp)}
+    tensor = next(op for op in operation.body.ops if isinstance(op, d.TensorOp))
+    for kernel in kernels:
+        reductions = ones_scaler_reductions(kernel) if kernel.is_compute else []
+        if not reductions:
+            continue
+        name = _unique(f"scaler_{kernel.sym_name.data}", taken)
+        taken.add(name)
+        decl = d.DFBOp(name, tensor.sym_name.data, SCALER_TYPE, 1, tile_bytes("bf16"))
+        # After the operation's other DFBs: their physical indices stay as they were.
+        last = [op for op in operation.body.ops if isinstance(op, d.DFBOp | d.TensorOp)][-1]
+        operation.body.block.insert_op_after(decl, last)
+        producer = next((k for k in kernels if not k.is_compute), None)
+        _wait_at_entry(kernel, name, reductions)
+        if producer is None:  # a compute-only operation: the kernel packs the tile itself
+            _pack_at_entry(kernel, name)
+        else:
+            _fill_at_entry(producer, name)
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def _insert_at_entry(kernel: d.KernelOp, ops: list[Operation]) -> None:
+    block = kernel.body.block
+    if block.first_op is None:
+        block.add_ops(ops)
+    else:
+        block.insert_ops_before(ops, block.first_op)
+
+
+def _fill_at_entry(kernel: d.KernelOp, name: str) -> None:
+    get = d.GetDFBOp(name, SCALER_TYPE)
+    get.result.name_hint = f"dfb_{name}"
+    reserve = d.ReserveOp(get.result)
+    reserve.result.name_hint = name
+    _insert_at_entry(
+        kernel, [get, reserve, d.FillScalerOp(reserve.result, 1.0), d.PushOp(reserve.result)]
+    )
+
+
+def _pack_at_entry(kernel: d.KernelOp, name: str) -> None:
+    get = d.GetDFBOp(name, SCALER_TYPE)
+    get.result.name_hint = f"dfb_{name}"
+    reserve = d.ReserveOp(get.result)
+    reserve.result.name_hint = name
+    ones = d.FillOp(1.0, d.TilesType((1, 1), bf16))
+    ops = [get, reserve, ones, d.StoreOp(reserve.result, ones.result, False)]
+    _insert_at_entry(kernel, [*ops, d.PushOp(reserve.result)])
+
+
+def _wait_at_entry(kernel: d.KernelOp, name: str, reductions: list[d.ReduceOp]) -> None:
+    get = d.GetDFBOp(name, SCALER_TYPE)
+    get.result.name_hint = f"dfb_{name}"
+    wait = d.WaitOp(get.result)
+    wait.result.name_hint = name
+    _insert_at_entry(kernel, [get, wait])
+    kernel.body.block.add_op(d.PopOp(wait.result))
+    for reduce in reductions:
+        fill = reduce.scaler.owner
+        assert isinstance(fill, d.FillOp)
+        read = d.ReadOp(wait.result)
+        assert reduce.parent is not None
+        reduce.parent.insert_op_before(read, reduce)
+        reduce.operands[1] = read.result
+        if not fill.result.uses:
+            fill.detach()
+            fill.erase()
+
+
+@dataclass(frozen=True)
+class MaterializeScalersPass(ModulePass):
+    """Replaces the ``ttl.fill 1.0`` scalers of reductions within tiles by a tile of a
+    compiler-made DFB that a data-movement kernel fills."""
+
+    name = "ttl-materialize-scalers"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for operation in ttl_operations(op):
+            materialize_scalers(operation)

@@ -39,6 +39,15 @@ def compile_example(path: Path, **kwargs: Any) -> CompileResult:
     return compile_operation(load_operation(str(path), module.OPERATION), module.SPECS, **kwargs)
 
 
+def write_bundle_sources(result: CompileResult, bundle: Path) -> Path:
+    """``result``'s kernel sources and manifest laid out as a bundle's (``kernels/``,
+    ``manifest.json``; no ELFs): what the hardware check and ttl.device_build.program
+    read."""
+    result.write(str(bundle / "kernels"))
+    (bundle / "kernels" / "manifest.json").rename(bundle / "manifest.json")
+    return bundle
+
+
 def parse_ir(text: str) -> ModuleOp:
     """IR text parsed with the dialects ``ttl-opt`` knows (builtin, func, scf, arith, ttl)."""
     ctx = Context()

@@ -68,11 +68,15 @@ def test_print_and_signpost_ir_and_cpp(compile_source):
     filecheck(
         cpp["compute.cpp"],
         """
-        CHECK: ttl_signpost_begin("row");
+        CHECK: // {{.*}}: with ttl.signpost("row"):
+        CHECK-NEXT: {
+        CHECK-NEXT: DeviceZoneScopedN("row");
         CHECK: pack_tile
         CHECK: DPRINT << "r= " << static_cast<int32_t>(r) << "<Block of y_dfb shape=(1, 2) dtype=bf16>" << ttl_print_block(dfb_y_dfb, 2, 2, true) << ENDL();
-        CHECK: cb_push_back
-        CHECK: ttl_signpost_end("row");
+        CHECK: cb_push_back(dfb_y_dfb, 2);
+        CHECK-NEXT: cb_pop_front(dfb_a_dfb, 2);
+        CHECK-NEXT: }
+        CHECK-NEXT: }
         """,
     )
     filecheck(
@@ -86,13 +90,18 @@ def test_print_and_signpost_ir_and_cpp(compile_source):
     filecheck(
         cpp["write.cpp"],
         """
-        CHECK: ttl_signpost_begin("outer");
+        CHECK: #include "api/debug/kernel_profiler.hpp"
+        CHECK: with ttl.signpost("outer"), y_dfb.wait() as y_blk:
+        CHECK-NEXT: {
+        CHECK-NEXT: DeviceZoneScopedN("outer");
         CHECK: cb_wait_front
-        CHECK: ttl_signpost_begin("inner");
+        CHECK: with ttl.signpost("inner"):
+        CHECK-NEXT: {
+        CHECK-NEXT: DeviceZoneScopedN("inner");
         CHECK: noc_async_write_barrier();
-        CHECK: ttl_signpost_end("inner");
+        CHECK-NEXT: }
         CHECK: cb_pop_front
-        CHECK: ttl_signpost_end("outer");
+        CHECK-NEXT: }
         """,
     )
 
@@ -101,7 +110,50 @@ def test_kernels_without_print_have_no_debug_code(compile_source):
     source = OP.replace('print("r=", r, y_blk)', "pass")
     result = compile_source(source, "op", SPECS)
     assert "DPRINT" not in result.sources["compute.cpp"]
-    assert "ttl_signpost" not in result.sources["read.cpp"]
+    assert "DeviceZoneScopedN" not in result.sources["read.cpp"]
+    assert "kernel_profiler" not in result.sources["read.cpp"]
+
+
+ZONE_VALUES = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def read():
+        with ttl.signpost("setup"):
+            first = ttl.node(dims=1) * 2
+            blk = a_dfb.reserve()
+        ttl.copy(a[first, 0], blk).wait()
+        blk.push()
+
+    @ttl.datamovement()
+    def write():
+        with a_dfb.wait() as blk:
+            ttl.copy(blk, y[0, 0]).wait()
+"""
+
+
+def test_values_a_zone_defines_for_later_code_are_declared_before_it(compile_source):
+    """A signpost's body is a C++ scope (DeviceZoneScopedN profiles to its end); what
+    the body assigns and later code reads is declared before that scope."""
+    result = compile_source(ZONE_VALUES, "op", {"a": "bf16[64,32]", "y": "bf16[32,32]"})
+    filecheck(
+        result.sources["read.cpp"],
+        """
+        CHECK: int32_t first;  // set in the zone below
+        CHECK-NEXT: uint32_t blk_addr;  // set in the zone below
+        CHECK-NEXT: {
+        CHECK-NEXT: DeviceZoneScopedN("setup");
+        CHECK: first = {{.*}};
+        CHECK: cb_reserve_back(dfb_a_dfb, 1);
+        CHECK-NEXT: blk_addr = get_write_ptr(dfb_a_dfb);
+        CHECK-NEXT: }
+        CHECK: noc_async_read_page(first, tensor_a, blk_addr);
+        """,
+    )
 
 
 def test_cpp_string_escapes():

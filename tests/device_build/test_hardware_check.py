@@ -164,13 +164,11 @@ def test_a_compute_kernel_cannot_use_the_data_movement_api_on_a_trisc(headers, t
 def test_generated_kernels_pass_on_every_processor(headers, tmp_path, example, target):
     """matmul_mcast: pipes, multicasts, matmul; gelu_mlp: SFPU math (TRISC1 reaches SFPI);
     each against the architecture's own LLK and HAL headers."""
-    from compiler_testlib import EXAMPLES, compile_example
+    from compiler_testlib import EXAMPLES, compile_example, write_bundle_sources
 
     result = compile_example(next(p for p in EXAMPLES if p.stem == example), target=target)
     assert result.manifest["target"] == target
-    bundle = tmp_path / f"{example}.bundle"
-    result.write(str(bundle / "kernels"))
-    (bundle / "kernels" / "manifest.json").rename(bundle / "manifest.json")
+    bundle = write_bundle_sources(result, tmp_path / f"{example}.bundle")
     results = hardware_check.check_bundle(bundle, root=headers)
     assert {r.processor for r in results} == set(Processor)
     assert all(r.ok for r in results), [r.output for r in results if not r.ok]
@@ -271,3 +269,71 @@ def test_a_real_sfpi_include_replaces_our_declarations_and_the_overlay(monkeypat
     (tmp_path / "none").mkdir()
     cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, cxx="g++")
     assert cmd[cmd.index("-I") + 1].endswith("tt_metal_shims/sfpi")
+
+
+ZONES = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def zones(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def read():
+        with ttl.signpost("read"), a_dfb.reserve() as blk:
+            ttl.copy(a[0, 0], blk).wait()
+
+    @ttl.compute()
+    def compute():
+        with ttl.signpost("math"):
+            with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+                y_blk.store(a_blk * 2)
+
+    @ttl.datamovement()
+    def write():
+        with y_dfb.wait() as blk, ttl.signpost("write"):
+            ttl.copy(blk, y[0, 0]).wait()
+"""
+
+
+def test_signposts_are_tt_metal_profiler_zones_on_every_processor(headers, tmp_path):
+    """with ttl.signpost(...) is DeviceZoneScopedN in a scope; TT-Metal's profiler header
+    compiles it on BRISC, NCRISC and the three TRISCs."""
+    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
+
+    src = tmp_path / "zones.py"
+    src.write_text(ZONES)
+    result = compile_operation(
+        load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}
+    )
+    assert all("DeviceZoneScopedN(" in text for text in result.sources.values())
+    bundle = write_bundle_sources(result, tmp_path / "zones.bundle")
+    results = hardware_check.check_bundle(bundle, root=headers)
+    assert {r.processor for r in results} == set(Processor)
+    assert all(r.ok for r in results), [r.output for r in results if not r.ok]
+
+
+def test_a_kernel_that_prints_fails_with_a_note_naming_the_known_gap(headers, tmp_path, capsys):
+    """print() still lowers to the emulator's stream DPRINT (docs/tt-metal.md, Known gaps):
+    the hardware build fails, and the report says why before the compiler's output."""
+    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
+
+    src = tmp_path / "printing.py"
+    src.write_text(
+        ZONES.replace(
+            "ttl.copy(a[0, 0], blk).wait()", 'print("read"); ttl.copy(a[0, 0], blk).wait()'
+        )
+    )
+    result = compile_operation(
+        load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}
+    )
+    bundle = write_bundle_sources(result, tmp_path / "printing.bundle")
+    results = hardware_check.check_bundle(bundle, root=headers)
+    (read,) = [r for r in results if r.kernel == "read"]
+    assert not read.ok
+    assert read.notes == (hardware_check.KNOWN_GAPS["DPRINT << "],)
+    assert all(r.ok and not r.notes for r in results if r.kernel != "read")
+    lines = hardware_check.report("printing.bundle", results, ["data_movement", "compute"])
+    failed = lines.index("printing.bundle: kernel read (read.cpp) on BRISC: FAILED")
+    assert lines[failed + 1].startswith("    note: this kernel prints: TT-Lang print() lowers")

@@ -28,13 +28,10 @@ def _examples() -> list[str]:
 
 
 def _bundle(tmp_path: Path, example: str) -> Path:
-    from compiler_testlib import EXAMPLES, compile_example
+    from compiler_testlib import EXAMPLES, compile_example, write_bundle_sources
 
     result = compile_example(next(p for p in EXAMPLES if p.stem == example))
-    bundle = tmp_path / f"{example}.bundle"
-    result.write(str(bundle / "kernels"))
-    (bundle / "kernels" / "manifest.json").rename(bundle / "manifest.json")
-    return bundle
+    return write_bundle_sources(result, tmp_path / f"{example}.bundle")
 
 
 def test_describe_resolves_the_manifest_into_descriptor_fields(tmp_path):
@@ -95,7 +92,8 @@ def test_the_ttnn_lock_pins_tt_metals_wheel():
 def test_without_ttnn_the_check_says_that_it_did_not_run(tmp_path, monkeypatch, capsys):
     bundle = _bundle(tmp_path, "eltwise_grid")
     monkeypatch.delenv("TTL_TTNN_PYTHON", raising=False)
-    monkeypatch.chdir(tmp_path)  # no .venv-ttnn here
+    monkeypatch.setattr(program, "TTNN_VENV", ".venv-absent")  # as on a machine without 3.12
+    assert program.find_ttnn_python(tmp_path) is None
     assert program.main([str(bundle)]) == 0
     assert "the ttnn descriptor check did not run" in capsys.readouterr().out
 

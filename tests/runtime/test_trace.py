@@ -11,13 +11,16 @@ from ttl.runtime.trace import chrome_trace
 RUNAWAY = """
 #include <cstdint>
 #include "ttl/kernel_api.h"
-// Prints twice, then spins forever inside two signposts.
+#include "api/debug/kernel_profiler.hpp"
+// Prints twice, then spins forever inside two profiler zones.
 void kernel_main() {
   DPRINT << "starting" << ENDL();
-  ttl_signpost_begin("outer");
-  ttl_signpost_begin("spin");
-  DPRINT << "spinning at " << uint32_t{7} << ENDL();
-  for (volatile uint32_t i = 0; ; i = i + 1) {}
+  DeviceZoneScopedN("outer");
+  {
+    DeviceZoneScopedN("spin");
+    DPRINT << "spinning at " << uint32_t{7} << ENDL();
+    for (volatile uint32_t i = 0; ; i = i + 1) {}
+  }
 }
 """
 

@@ -250,6 +250,27 @@ class KernelCheck:
     processor: Processor
     ok: bool
     output: str  # the compiler's diagnostics (empty when clean)
+    notes: tuple[str, ...] = ()  # known gaps behind a failure (known_gaps)
+
+
+#: Emulator-only lowerings the compiler still emits (docs/tt-metal.md, "Known gaps"):
+#: text that marks one in a kernel source -> what it means for the hardware build.
+KNOWN_GAPS = {
+    "DPRINT << ": (
+        "this kernel prints: TT-Lang print() lowers to the emulator's stream-style "
+        "DPRINT, which TT-Metal 0.81.1 replaced by DPRINT(format, ...); remove the print "
+        "to build the kernel for hardware (docs/tt-metal.md, Known gaps)"
+    ),
+    "floor_div_binary_tile(": (
+        "this kernel uses // on blocks: it lowers to the emulator's floor_div_binary_tile, "
+        "and TT-Metal 0.81.1 has no float floor division (docs/tt-metal.md, Known gaps)"
+    ),
+}
+
+
+def known_gaps(source_text: str) -> tuple[str, ...]:
+    """What of :data:`KNOWN_GAPS` a kernel source uses."""
+    return tuple(note for marker, note in KNOWN_GAPS.items() if marker in source_text)
 
 
 def runtime_include_flags() -> list[str]:
@@ -463,6 +484,7 @@ def check_kernel(
 ) -> list[KernelCheck]:
     """Compiles one kernel for each of its processors."""
     results = []
+    gaps = known_gaps(source.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="ttl-hwcheck-") as work:
         gen = Path(work)
         _write_generated(gen, source.resolve(), manifest, kernel, arch)
@@ -480,6 +502,7 @@ def check_kernel(
                     processor=processor,
                     ok=proc.returncode == 0,
                     output=(proc.stdout + proc.stderr).replace(str(source.resolve()), source.name),
+                    notes=gaps if proc.returncode != 0 else (),
                 )
             )
     return results
@@ -529,6 +552,7 @@ def report(bundle: str, results: Sequence[KernelCheck], required: Sequence[str])
         status = "ok" if r.ok else "FAILED" if kind in required else "fails (not required)"
         lines.append(f"{bundle}: kernel {r.kernel} ({r.source}) on {r.processor.name}: {status}")
         if not r.ok:
+            lines += [f"    note: {note}" for note in r.notes]
             lines += ["    " + line for line in r.output.splitlines()[:40]]
     return lines
 

@@ -140,12 +140,16 @@ def _kernel(
 
 
 def find_ttnn_python(root: Path) -> str | None:
-    """The interpreter that has ttnn: ``$TTL_TTNN_PYTHON``, else ``root/.venv-ttnn``'s."""
+    """The interpreter that has ttnn: ``$TTL_TTNN_PYTHON``, else that of ``root``'s
+    ``.venv-ttnn``, else that of the checkout this package is in."""
     explicit = os.environ.get("TTL_TTNN_PYTHON")
     if explicit:
         return explicit
-    venv = root / TTNN_VENV / "bin" / "python"
-    return str(venv) if venv.exists() else None
+    for base in (root, Path(__file__).resolve().parents[2]):
+        venv = base / TTNN_VENV / "bin" / "python"
+        if venv.exists():
+            return str(venv)
+    return None
 
 
 def check_with_ttnn(python: str, programs: list[dict[str, Any]]) -> subprocess.CompletedProcess:

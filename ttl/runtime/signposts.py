@@ -1,7 +1,8 @@
 """Signpost zones of one hart (TT-Lang ``with ttl.signpost(name):``).
 
 The kernel writes the zone's name address to a doorbell on entry and on exit
-(``ttl_signpost_begin``/``_end``); the hart records each closed zone with its
+(TT-Metal's ``DeviceZoneScopedN``, an object constructed at the zone's entry and
+destroyed at its exit: api/debug/kernel_profiler.hpp); the hart records each closed zone with its
 entry and exit cycle (``Hart.clock``, the profile's timing model) and the
 instructions executed inside it. Zones nest; the open ones form the hart's
 signpost stack, which deadlock reports show. Without profiling there is no

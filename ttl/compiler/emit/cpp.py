@@ -31,7 +31,7 @@ from ttl.compiler.analysis.store_plan import plan_store, read_back_blocks
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit import pipes, tt_metal_api
 from ttl.compiler.emit.compute import emit_store
-from ttl.compiler.emit.debug import print_statement, signpost_statement
+from ttl.compiler.emit.debug import outliving_values, print_statement, zone_statement
 from ttl.compiler.emit.row_major import row_major_copy_lines, tensor_page_bytes
 from ttl.compiler.emit.sync import SyncEmitMixin
 from ttl.targets import Target, tile_bytes
@@ -305,6 +305,9 @@ class KernelEmitter(SyncEmitMixin):
         self.needs_floordiv = False
         self.needs_checks = False
         self.needs_noc_coords = False
+        self.needs_profiler = False
+        # Values a profiling zone declared before its scope because they outlive it.
+        self.hoisted: set[SSAValue] = set()
         self.pending_comment: str | None = None
         self.tensors = {t.sym_name.data: t for t in operation.body.ops if isinstance(t, d.TensorOp)}
         self.num_tensors = len(self.tensors)
@@ -352,6 +355,17 @@ class KernelEmitter(SyncEmitMixin):
     def define(self, value: SSAValue, hint: str | None = None) -> str:
         name = self.namer.fresh(hint or value.name_hint)
         self.names[value] = name
+        return name
+
+    def let(self, value: SSAValue, ctype: str, expr: str, hint: str | None = None) -> str:
+        """Emits ``const T name = expr;`` for ``value``, or ``name = expr;`` when a
+        profiling zone that ``value`` outlives declared it (op_SignpostBeginOp)."""
+        if value in self.hoisted:
+            name = self.names[value]
+            self.line(f"{name} = {expr};")
+            return name
+        name = self.define(value, hint)
+        self.line(f"const {ctype} {name} = {expr};")
         return name
 
     def val(self, value: SSAValue) -> str:
@@ -418,6 +432,8 @@ class KernelEmitter(SyncEmitMixin):
             includes = ["api/compute/common.h", *tt_metal_api.compute_headers("\n".join(body))]
         else:
             includes = [tt_metal_api.DATAFLOW_HEADER]
+        if self.needs_profiler:
+            includes.append(tt_metal_api.PROFILER_HEADER)
         head.append("".join(f'#include "{h}"\n' for h in includes))
         if self.needs_checks:
             head.append(CHECKS_ON_HARDWARE)
@@ -510,7 +526,7 @@ class KernelEmitter(SyncEmitMixin):
         elif type(op) in _BINARY:
             a, b = (self.val(x) for x in op.operands)
             r = op.results[0]
-            self.line(f"const {self.ctype(r)} {self.define(r)} = {a} {_BINARY[type(op)]} {b};")
+            self.let(r, self.ctype(r), f"{a} {_BINARY[type(op)]} {b}")
         elif isinstance(op, _EXPR_OPS):
             pass  # block-expression nodes are emitted by their store
         else:
@@ -536,33 +552,35 @@ class KernelEmitter(SyncEmitMixin):
         if not divisor.lstrip("-").isdigit():  # a constant divisor was checked when folded
             self.needs_checks = True
             self.line(f"ttl_check_divisor({self.val(op.lhs)}, {divisor});")
-        self.line(
-            f"const int32_t {self.define(r)} = "
-            f"ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)});"
-        )
+        self.let(r, "int32_t", f"ttl_floordiv({self.val(op.lhs)}, {self.val(op.rhs)})")
 
     def op_CmpiOp(self, op: arith.CmpiOp) -> None:
         sym = _CMP[op.predicate.value.data]
         r = op.results[0]
-        self.line(f"const bool {self.define(r)} = {self.val(op.lhs)} {sym} {self.val(op.rhs)};")
+        self.let(r, "bool", f"{self.val(op.lhs)} {sym} {self.val(op.rhs)}")
 
     def op_SelectOp(self, op: arith.SelectOp) -> None:
         r = op.results[0]
         c, a, b = (self.val(x) for x in op.operands)
-        self.line(f"const {self.ctype(r)} {self.define(r)} = {c} ? {a} : {b};")
+        self.let(r, self.ctype(r), f"{c} ? {a} : {b}")
 
     def op_NodeOp(self, op: d.NodeOp) -> None:
         r = op.results[0]
         fn = "get_relative_logical_x" if op.dim.value.data == 0 else "get_relative_logical_y"
-        self.line(f"const int32_t {self.define(r)} = static_cast<int32_t>({fn}());")
+        self.let(r, "int32_t", f"static_cast<int32_t>({fn}())")
 
     # ------------------------------------------------------------ control flow
     def _declare(self, values: list[SSAValue], inits: list[SSAValue] | None) -> list[str]:
         names = []
         for i, v in enumerate(values):
-            name = self.define(v)
-            init = f" = {self.val(inits[i])}" if inits is not None else ""
-            self.line(f"{self.ctype(v)} {name}{init};")
+            if v in self.hoisted:  # declared before a profiling zone it outlives
+                name = self.names[v]
+                if inits is not None:
+                    self.line(f"{name} = {self.val(inits[i])};")
+            else:
+                name = self.define(v)
+                init = f" = {self.val(inits[i])}" if inits is not None else ""
+                self.line(f"{self.ctype(v)} {name}{init};")
             names.append(name)
         return names
 
@@ -635,9 +653,11 @@ class KernelEmitter(SyncEmitMixin):
         cb = self.cb(op.dfb)
         r = op.result
         self.line(f"{api}({cb}, {self._pages(r)});")
-        name = self.define(r, (r.name_hint or "blk") + "_addr")
-        if not self.kernel.is_compute:
-            self.line(f"const uint32_t {name} = {ptr}({cb});")
+        hint = (r.name_hint or "blk") + "_addr"
+        if self.kernel.is_compute:
+            self.define(r, hint)  # a name only: compute kernels have no L1 addresses
+        else:
+            self.let(r, "uint32_t", f"{ptr}({cb})", hint)
 
     def op_ReserveOp(self, op: d.ReserveOp) -> None:
         self._acquire(op, "cb_reserve_back", "get_write_ptr")
@@ -778,18 +798,16 @@ class KernelEmitter(SyncEmitMixin):
         tensor = op.tensor.owner
         assert isinstance(tensor, d.GetTensorOp)
         index = self.tensors[tensor.ref.root_reference.data].index.value.data
-        self.line(
-            f"const uint32_t {self.define(op.result, 'addr')} = get_arg_val<uint32_t>({index});"
-        )
+        self.let(op.result, "uint32_t", f"get_arg_val<uint32_t>({index})", "addr")
 
     def op_CallExternOp(self, op: d.CallExternOp) -> None:
         targs = [self.template_arg(a) for a in op.template_args.data]
         call = op.callee.data + (f"<{', '.join(targs)}>" if targs else "")
-        call += f"({', '.join(self.extern_arg(v) for v in op.func_args)});"
+        call += f"({', '.join(self.extern_arg(v) for v in op.func_args)})"
         if op.result is None:
-            self.line(call)
+            self.line(call + ";")
         else:
-            self.line(f"const {self.ctype(op.result)} {self.define(op.result)} = {call}")
+            self.let(op.result, self.ctype(op.result), call)
 
     def _physical_index(self, name: str) -> int:
         # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
@@ -826,10 +844,31 @@ class KernelEmitter(SyncEmitMixin):
         self.line(print_statement(op, self.val, self.cb, self.tensors))
 
     def op_SignpostBeginOp(self, op: d.SignpostBeginOp) -> None:
-        self.line(signpost_statement("ttl_signpost_begin", op.signpost.data))
+        # A zone is a C++ scope with TT-Metal's DeviceZoneScopedN at its top; what the
+        # with body defines and later code uses is declared before it.
+        for value in outliving_values(op):
+            ctype = self._variable_type(value)
+            if ctype is not None:
+                self.hoisted.add(value)
+                hint = (value.name_hint or "blk") + "_addr" if ctype == "uint32_t" else None
+                self.line(f"{ctype} {self.define(value, hint)};  // set in the zone below")
+        self.needs_profiler = True
+        self.line("{")
+        self.indent(1)
+        self.line(zone_statement(op.signpost.data))
 
     def op_SignpostEndOp(self, op: d.SignpostEndOp) -> None:
-        self.line(signpost_statement("ttl_signpost_end", op.signpost.data))
+        self.pending_comment = None  # the closing brace needs no source line
+        self.indent(-1)
+        self.line("}")
+
+    def _variable_type(self, value: SSAValue) -> str | None:
+        """The C++ type of ``value``'s variable; None if it has none (a DFB, a tile...)."""
+        if isinstance(value.type, arith.IntegerType):
+            return self.ctype(value)
+        if isinstance(value.type, d.BlockType) and not self.kernel.is_compute:
+            return "uint32_t"  # the block's L1 address
+        return None
 
     # ------------------------------------------------------------ block math
     def op_StoreOp(self, op: d.StoreOp) -> None:

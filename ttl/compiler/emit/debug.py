@@ -1,4 +1,4 @@
-"""C++ for the debugging ops: ``ttl.print`` as a DPRINT statement, signpost edges.
+"""C++ for the debugging ops: ``ttl.print`` as a DPRINT statement, signpost zones.
 
 The frontend fixed the layout (``parts``: text, scalars and the object, in
 order); here the object becomes its static header (name, shape, dtype) and a
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
 
@@ -37,9 +37,51 @@ def cpp_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def signpost_statement(api: str, name: str) -> str:
-    """``ttl_signpost_begin("name");`` (or end)."""
-    return f"{api}({cpp_string(name)});"
+def zone_statement(name: str) -> str:
+    """``DeviceZoneScopedN("name");``: TT-Metal's profiler zone over the enclosing scope."""
+    return f"DeviceZoneScopedN({cpp_string(name)});"
+
+
+def zone_end(begin: d.SignpostBeginOp) -> d.SignpostEndOp:
+    """The ``ttl.signpost_end`` that closes ``begin``: a later op of its block (zones nest)."""
+    depth, op = 0, begin.next_op
+    while op is not None:
+        if isinstance(op, d.SignpostBeginOp):
+            depth += 1
+        elif isinstance(op, d.SignpostEndOp):
+            if depth == 0:
+                return op
+            depth -= 1
+        op = op.next_op
+    raise AssertionError("a signpost_begin without its end in the same block")
+
+
+def outliving_values(begin: d.SignpostBeginOp) -> list[SSAValue]:
+    """Results of the ops of ``begin``'s zone that ops after the zone use, in order."""
+    end = zone_end(begin)
+    block = begin.parent_block()
+    assert block is not None
+    after: set[Operation] = set()
+    op = end.next_op
+    while op is not None:
+        after.add(op)
+        op = op.next_op
+    found: list[SSAValue] = []
+    op = begin.next_op
+    while op is not None and op is not end:
+        for r in op.results:
+            if any(_ancestor_in(block, use.operation) in after for use in r.uses):
+                found.append(r)
+        op = op.next_op
+    return found
+
+
+def _ancestor_in(block: Block, op: Operation) -> Operation | None:
+    """``op`` or the op of ``block`` that holds it (None if it is not inside ``block``)."""
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not block:
+        current = current.parent_op()
+    return current
 
 
 def print_statement(

@@ -59,6 +59,8 @@ class SyncEmitMixin:
 
         def define(self, value: SSAValue, hint: str | None = None) -> str: ...
 
+        def let(self, value: SSAValue, ctype: str, expr: str, hint: str | None = None) -> str: ...
+
         def noc_x(self, column: str) -> str: ...
 
         def noc_y(self, row: str) -> str: ...
@@ -154,18 +156,15 @@ class SyncEmitMixin:
 
     def op_NodeTableOp(self, op: d.NodeTableOp) -> None:
         r = op.results[0]
-        name = self.define(r)
-        table = self.namer.fresh(name + "_by_node")
+        table = self.namer.fresh((r.name_hint or "v") + "_by_node")
         values = op.values.get_values()
         gx = self.grid[0]
         self.line(
             f"static const int32_t {table}[{len(values)}] = "
             f"{{{', '.join(str(v) for v in values)}}};"
         )
-        self.line(
-            f"const int32_t {name} = "
-            f"{table}[get_relative_logical_y() * {gx} + get_relative_logical_x()];"
-        )
+        node = f"get_relative_logical_y() * {gx} + get_relative_logical_x()"
+        self.let(r, "int32_t", f"{table}[{node}]")
 
 
 def _const(v: SSAValue) -> int | None:

@@ -15,6 +15,9 @@ import re
 #: The data-movement kernel API: one header.
 DATAFLOW_HEADER = "api/dataflow/dataflow_api.h"
 
+#: The device profiler's zones (``DeviceZoneScopedN``), for either kernel kind.
+PROFILER_HEADER = "api/debug/kernel_profiler.hpp"
+
 #: Compute API header -> the functions of it a generated kernel may call.
 COMPUTE_HEADERS: dict[str, tuple[str, ...]] = {
     "api/compute/compute_kernel_hw_startup.h": ("compute_kernel_hw_startup",),

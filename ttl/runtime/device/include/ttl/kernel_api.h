@@ -378,11 +378,7 @@ DebugPrinter operator<<(DebugPrinter p, DebugBlockTiles block);
 DebugPrinter operator<<(DebugPrinter p, DebugTensorPages tensor);
 void operator<<(DebugPrinter p, DebugLineEnd end);
 
-// Profiling zones (TT-Metal's DeviceZoneScopedN, as explicit begin/end): the
-// emulator records entry and exit cycles and instructions per zone; zones
-// nest. `name` must be a string literal (its address identifies the zone).
-void ttl_signpost_begin(const char* name);
-void ttl_signpost_end(const char* name);
+// Profiling zones: TT-Metal's DeviceZoneScopedN(name), api/debug/kernel_profiler.hpp.
 
 // New declarations go above this line; the emulated device implements every
 // declaration in ttl/detail/kernel_api_impl.h (header-only; see its comment).

@@ -890,13 +890,23 @@ TTL_INLINE void operator<<(DebugPrinter, DebugLineEnd end) {
   if (end.newline) ttl_impl::print_item(TTL_PRINT_STR, reinterpret_cast<uint32_t>("\n"), 0, 0);
   ttl_detail::doorbell(TTL_MMIO_PRINT, 1);
 }
-// One store each: a signpost costs the kernel two instructions per edge.
-TTL_INLINE void ttl_signpost_begin(const char* name) {
-  ttl_detail::doorbell(TTL_MMIO_SIGNPOST_BEGIN, reinterpret_cast<uint32_t>(name));
-}
-TTL_INLINE void ttl_signpost_end(const char* name) {
-  ttl_detail::doorbell(TTL_MMIO_SIGNPOST_END, reinterpret_cast<uint32_t>(name));
-}
+namespace ttl_detail {
+// The zone of DeviceZoneScopedN (api/debug/kernel_profiler.hpp): its construction
+// and destruction ring the signpost doorbells with the name's address, one store
+// each, so the emulator records the zone's entry and exit; zones nest.
+class ProfileZone {
+ public:
+  explicit ProfileZone(const char* name) : name_(name) {
+    doorbell(TTL_MMIO_SIGNPOST_BEGIN, reinterpret_cast<uint32_t>(name));
+  }
+  ~ProfileZone() { doorbell(TTL_MMIO_SIGNPOST_END, reinterpret_cast<uint32_t>(name_)); }
+  ProfileZone(const ProfileZone&) = delete;
+  ProfileZone& operator=(const ProfileZone&) = delete;
+
+ private:
+  const char* name_;
+};
+}  // namespace ttl_detail
 
 #undef TTL_FORWARD
 #undef TTL_FORWARD_VOID

@@ -286,3 +286,66 @@ def test_split_argv_takes_the_ttl_flags_and_their_values():
     assert ours == ["--ttl-l1-budget", "4096", "--no-ttl-maximize-dst", "--ttl-help"]
     assert rest == ["--rows", "32", "x"]
     assert split_argv(["--ttl-l1-budget=8", "-v"]) == (["--ttl-l1-budget=8"], ["-v"])
+
+
+_REDUCE_ROWS = """
+import ttl
+
+@ttl.operation(grid=(1, 1), options="{options}")
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=1)
+
+    @ttl.datamovement()
+    def read():
+        with a_dfb.reserve() as blk:
+            ttl.copy(a[0, 0], blk).wait()
+
+    @ttl.compute()
+    def compute():
+        with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+            {body}
+
+    @ttl.datamovement()
+    def write():
+        with y_dfb.wait() as blk:
+            ttl.copy(blk, y[0, 0]).wait()
+"""
+_SPECS = {"a": "bf16[32,32]", "y": "bf16[32,32]"}
+
+
+def test_a_reduction_without_a_scaler_block_needs_compiler_dfbs(compile_error):
+    body = "y_blk.store(ttl.math.reduce_sum(a_blk, dims=[-1]))  # ERROR"
+    src = _REDUCE_ROWS.format(options="--no-ttl-compiler-dfbs", body=body)
+    err = compile_error(src, "op", _SPECS)
+    assert err.message == (
+        "a reduction without a scaler block needs a compiler-made DFB for the scaler tile "
+        "TT-Metal's reduce_tile reads, and --no-ttl-compiler-dfbs forbids them"
+    )
+    assert "pass a scaler block of your own" in err.hint
+
+
+def test_a_block_read_back_needs_compiler_dfbs(compile_error):
+    body = "y_blk.store(a_blk)\n            y_blk.store(y_blk + 1.0)"
+    src = _REDUCE_ROWS.format(options="--no-ttl-compiler-dfbs", body=body)
+    err = compile_error(src, "op", _SPECS)
+    assert err.message.startswith("a block of 'y_dfb' is read back after a store")
+    assert "store the value into a block of another DFB" in err.hint
+
+
+def test_the_l1_budget_counts_the_dfbs_the_compiler_adds(compile_error, compile_source):
+    """6144 bytes of the program's own DFBs fit a 7168-byte budget; the scaler tile the
+    reduction needs (2048 bytes) does not."""
+    body = "y_blk.store(ttl.math.reduce_sum(a_blk, dims=[-1]))"
+    assert compile_source(
+        _REDUCE_ROWS.format(options="--ttl-l1-budget 8192", body=body), "op", _SPECS
+    )
+    err = compile_error(
+        _REDUCE_ROWS.format(options="--ttl-l1-budget 7168", body=body), "op", _SPECS
+    )
+    assert err.message == (
+        "operation 'op' needs 8192 bytes of L1 for its dataflow buffers (the budget is 7168) "
+        "once the compiler has added what TT-Metal kernels need: 'scaler_compute' was added "
+        "for it"
+    )
+    assert "give reductions a scaler block of your own" in err.hint

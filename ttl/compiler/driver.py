@@ -25,7 +25,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import VerifyException
 
 from ttl.compiler import dialect as d
-from ttl.compiler.analysis.capacity import check_capacity
+from ttl.compiler.analysis.capacity import check_capacity, check_program_capacity
 from ttl.compiler.emit.cpp import emit_kernels
 from ttl.compiler.evaluate import evaluate_operation
 from ttl.compiler.frontend.module import build_module
@@ -163,11 +163,13 @@ def _compile(
         ) from None
     source_name = os.path.basename(model.filename)
     sources = emit_kernels(op_ir, tgt, source_lines(model.filename), source_name)
+    manifest = build_manifest(op_ir, sources, source_name)
+    check_program_capacity(manifest, model)
     return CompileResult(
         module=module,
         ir=str(module) + "\n",
         sources={s.filename: s.text for s in sources},
-        manifest=build_manifest(op_ir, sources, source_name),
+        manifest=manifest,
         plan=build_plan(
             op_ir, placements(op_ir), model.split_plan.to_json() if model.split_plan else None
         ),

@@ -25,7 +25,13 @@ from ttl.compiler.passes.registry import DEFAULT_PIPELINE, available_passes
 HERE = Path(__file__).resolve().parent
 PASS_TESTS = sorted(HERE.glob("*.mlir"))
 # Passes that report errors: each needs a test checking an error message.
-DIAGNOSTIC_PASSES = ("ttl-check-conditions", "ttl-assign-slots", "ttl-check-dfb-protocol")
+DIAGNOSTIC_PASSES = (
+    "ttl-materialize-scalers",
+    "ttl-prepare-read-back",
+    "ttl-check-conditions",
+    "ttl-assign-slots",
+    "ttl-check-dfb-protocol",
+)
 
 
 def header(path: Path) -> tuple[list[str], int]:

@@ -8,6 +8,9 @@ L1 budget.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ttl.compiler.model import OperationModel
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.source import node_loc
@@ -92,3 +95,40 @@ def check_capacity(model: OperationModel) -> None:
                 dfb.loc,
                 "use smaller blocks (shape=) or fewer blocks (block_count=)",
             )
+
+
+def check_program_capacity(manifest: Mapping[str, Any], model: OperationModel) -> None:
+    """After the passes: the physical DFBs fit the target, with what the passes added.
+
+    ``ttl-materialize-scalers`` and ``ttl-prepare-read-back`` add DFBs (a reduction's
+    scaler tile, a shadow of a block read back) and give accumulators updated in
+    place a second block, after :func:`check_capacity` saw the program's own.
+    """
+    target = model.target
+    budget = model.options.l1_budget or target.l1_bytes
+    declared = {f.name: f for f in model.dfbs}
+    added = [f["name"] for f in manifest["logical_dfbs"] if f["name"] not in declared]
+    doubled = [
+        f["name"]
+        for f in manifest["dfbs"]
+        if f["name"] in declared and f["block_count"] > declared[f["name"]].block_count
+    ]
+    count, used = len(manifest["dfbs"]), manifest["l1_bytes"]
+    if count <= target.dfb_count and used <= budget:
+        return
+    need = (
+        f"{count} dataflow buffers ({target.name} has {target.dfb_count} per node)"
+        if count > target.dfb_count
+        else f"{used} bytes of L1 for its dataflow buffers (the budget is {budget})"
+    )
+    why = [
+        *(f"'{n}' was added for it" for n in added),
+        *(f"'{n}' got a second block for an in-place update" for n in doubled),
+    ]
+    raise TTLCompileError(
+        f"operation '{model.name}' needs {need} once the compiler has added what TT-Metal "
+        f"kernels need: {'; '.join(why)}",
+        model.loc,
+        "give reductions a scaler block of your own, store values read back after a store "
+        "into a block of another DFB, or use smaller blocks",
+    )

@@ -7,6 +7,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
 from ttl.compiler import dialect as d
+from ttl.options import CompilerOptions
 
 
 class TTLPassError(DiagnosticException):
@@ -51,3 +52,9 @@ def ttl_operations(module: ModuleOp) -> list[d.OperationOp]:
         elif isinstance(op, ModuleOp):
             found += ttl_operations(op)
     return found
+
+
+def compiler_dfbs_allowed(operation: d.OperationOp) -> bool:
+    """Whether the operation's options let passes add DFBs (not ``--no-ttl-compiler-dfbs``)."""
+    text = operation.options.data if operation.options is not None else None
+    return CompilerOptions.from_string(text).compiler_dfbs

@@ -34,7 +34,7 @@ from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import is_in_place, reads_reserved
-from ttl.compiler.passes.common import ttl_operations
+from ttl.compiler.passes.common import TTLPassError, compiler_dfbs_allowed, ttl_operations
 
 
 def _read_back(kernel: d.KernelOp) -> list[SSAValue]:
@@ -107,7 +107,7 @@ def _shadow(block: SSAValue, dfb: d.DFBOp, operation: d.OperationOp, taken: set[
         push.parent.insert_ops_before(copy, push)
 
 
-def prepare_read_back(operation: d.OperationOp) -> None:
+def prepare_read_back(operation: d.OperationOp, pass_name: str) -> None:
     """Shadows read-back blocks of non-scratch DFBs; 2 blocks for in-place updates."""
     dfbs = {op.sym_name.data: op for op in operation.body.ops if isinstance(op, d.DFBOp)}
     taken = set(dfbs)
@@ -115,8 +115,21 @@ def prepare_read_back(operation: d.OperationOp) -> None:
     for kernel in kernels:
         for block in _read_back(kernel):
             dfb = _dfb_of(block, dfbs)
-            if dfb.scratch is None:
-                _shadow(block, dfb, operation, taken)
+            if dfb.scratch is not None:
+                continue
+            if not compiler_dfbs_allowed(operation):
+                reserve = block.owner
+                assert isinstance(reserve, d.ReserveOp)
+                raise TTLPassError(
+                    pass_name,
+                    reserve,
+                    f"a block of '{dfb.sym_name.data}' is read back after a store, which on "
+                    "TT-Metal (whose unpackers read only a DFB's front) needs a compiler-made "
+                    "DFB, and --no-ttl-compiler-dfbs forbids them",
+                    "store the value into a block of another DFB of your own and read that "
+                    "one, or drop --no-ttl-compiler-dfbs",
+                )
+            _shadow(block, dfb, operation, taken)
     dfbs = {op.sym_name.data: op for op in operation.body.ops if isinstance(op, d.DFBOp)}
     for kernel in kernels:
         for op in kernel.walk():
@@ -134,4 +147,4 @@ class PrepareReadBackPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for operation in ttl_operations(op):
-            prepare_read_back(operation)
+            prepare_read_back(operation, self.name)

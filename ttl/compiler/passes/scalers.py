@@ -29,7 +29,7 @@ from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import reduces_within_tiles
-from ttl.compiler.passes.common import ttl_operations
+from ttl.compiler.passes.common import TTLPassError, compiler_dfbs_allowed, ttl_operations
 from ttl.targets import tile_bytes
 
 SCALER_TYPE = d.DFBType((1, 1), bf16)
@@ -48,15 +48,25 @@ def ones_scaler_reductions(kernel: d.KernelOp) -> list[d.ReduceOp]:
     ]
 
 
-def materialize_scalers(operation: d.OperationOp) -> None:
+def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
     """Gives each compute kernel of ``operation`` with ones-scaler reductions its DFB."""
     kernels = [k for k in operation.body.ops if isinstance(k, d.KernelOp)]
+    allowed = compiler_dfbs_allowed(operation)
     taken = {op.sym_name.data for op in operation.body.ops if isinstance(op, d.DFBOp)}
     tensor = next(op for op in operation.body.ops if isinstance(op, d.TensorOp))
     for kernel in kernels:
         reductions = ones_scaler_reductions(kernel) if kernel.is_compute else []
         if not reductions:
             continue
+        if not allowed:
+            raise TTLPassError(
+                pass_name,
+                reductions[0],
+                "a reduction without a scaler block needs a compiler-made DFB for the scaler "
+                "tile TT-Metal's reduce_tile reads, and --no-ttl-compiler-dfbs forbids them",
+                "pass a scaler block of your own (ttl.math.reduce_sum(x, s_blk, dims=[-1]), "
+                "s_blk filled with 1.0), or drop --no-ttl-compiler-dfbs",
+            )
         name = _unique(f"scaler_{kernel.sym_name.data}", taken)
         taken.add(name)
         decl = d.DFBOp(name, tensor.sym_name.data, SCALER_TYPE, 1, tile_bytes("bf16"))
@@ -135,4 +145,4 @@ class MaterializeScalersPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for operation in ttl_operations(op):
-            materialize_scalers(operation)
+            materialize_scalers(operation, self.name)

@@ -297,39 +297,35 @@ def zones(a, y):
 """
 
 
-def test_signposts_are_tt_metal_profiler_zones_on_every_processor(headers, tmp_path):
-    """with ttl.signpost(...) is DeviceZoneScopedN in a scope; TT-Metal's profiler header
-    compiles it on BRISC, NCRISC and the three TRISCs."""
+def _check_operation(headers: Path, tmp_path: Path, source: str, stem: str):
+    """(compile result, hardware check results) of operation ``zones`` in ``source``."""
     from compiler_testlib import compile_operation, load_operation, write_bundle_sources
 
-    src = tmp_path / "zones.py"
-    src.write_text(ZONES)
+    src = tmp_path / f"{stem}.py"
+    src.write_text(source)
     result = compile_operation(
         load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}
     )
+    bundle = write_bundle_sources(result, tmp_path / f"{stem}.bundle")
+    return result, hardware_check.check_bundle(bundle, root=headers)
+
+
+def test_signposts_are_tt_metal_profiler_zones_on_every_processor(headers, tmp_path):
+    """with ttl.signpost(...) is DeviceZoneScopedN in a scope; TT-Metal's profiler header
+    compiles it on BRISC, NCRISC and the three TRISCs."""
+    result, results = _check_operation(headers, tmp_path, ZONES, "zones")
     assert all("DeviceZoneScopedN(" in text for text in result.sources.values())
-    bundle = write_bundle_sources(result, tmp_path / "zones.bundle")
-    results = hardware_check.check_bundle(bundle, root=headers)
     assert {r.processor for r in results} == set(Processor)
     assert all(r.ok for r in results), [r.output for r in results if not r.ok]
 
 
-def test_a_kernel_that_prints_fails_with_a_note_naming_the_known_gap(headers, tmp_path, capsys):
+def test_a_kernel_that_prints_fails_with_a_note_naming_the_known_gap(headers, tmp_path):
     """print() still lowers to the emulator's stream DPRINT (docs/tt-metal.md, Known gaps):
     the hardware build fails, and the report says why before the compiler's output."""
-    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
-
-    src = tmp_path / "printing.py"
-    src.write_text(
-        ZONES.replace(
-            "ttl.copy(a[0, 0], blk).wait()", 'print("read"); ttl.copy(a[0, 0], blk).wait()'
-        )
+    printing = ZONES.replace(
+        "ttl.copy(a[0, 0], blk).wait()", 'print("read"); ttl.copy(a[0, 0], blk).wait()'
     )
-    result = compile_operation(
-        load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}
-    )
-    bundle = write_bundle_sources(result, tmp_path / "printing.bundle")
-    results = hardware_check.check_bundle(bundle, root=headers)
+    _, results = _check_operation(headers, tmp_path, printing, "printing")
     (read,) = [r for r in results if r.kernel == "read"]
     assert not read.ok
     assert read.notes == (hardware_check.KNOWN_GAPS["DPRINT << "],)

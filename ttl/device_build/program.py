@@ -66,12 +66,12 @@ def describe(bundle: Path, tensor_addresses: Mapping[str, int] | None = None) ->
         target = _targets.TARGETS[manifest["target"]]
         grid = (manifest["grid"]["x"], manifest["grid"]["y"])
         addresses = dict(tensor_addresses or {})
-        per_node = sorted(manifest["runtime_args"]["per_node"], key=lambda a: a["index"])
-        args = [runtime_arg_value(a, target, lambda t: addresses.get(t, 0)) for a in per_node]
-        common = [
-            runtime_arg_value(a, target, lambda t: addresses.get(t, 0))
-            for a in sorted(manifest["runtime_args"]["common"], key=lambda a: a["index"])
-        ]
+
+        def resolved(section: str) -> list[int]:
+            entries = sorted(manifest["runtime_args"][section], key=lambda a: a["index"])
+            return [runtime_arg_value(a, target, lambda t: addresses.get(t, 0)) for a in entries]
+
+        args, common = resolved("per_node"), resolved("common")
         whole_grid = [[0, 0, grid[0] - 1, grid[1] - 1]]
         return {
             "operation": manifest["operation"]["name"],

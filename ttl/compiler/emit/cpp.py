@@ -381,11 +381,16 @@ class KernelEmitter(SyncEmitMixin):
 
     def cb(self, value: SSAValue) -> str:
         """The DFB constant of a DFB or block value."""
+        return f"dfb_{self._dfb_symbol(value)}"
+
+    @staticmethod
+    def _dfb_symbol(value: SSAValue) -> str:
+        """The symbol of the ``ttl.dfb`` a DFB or block value belongs to."""
         op = value.owner
         if isinstance(op, d.ReserveOp | d.WaitOp):
             op = op.dfb.owner
         assert isinstance(op, d.GetDFBOp)
-        return f"dfb_{op.ref.root_reference.data}"
+        return op.ref.root_reference.data
 
     @staticmethod
     def ctype(value: SSAValue) -> str:
@@ -470,8 +475,8 @@ class KernelEmitter(SyncEmitMixin):
             if isinstance(op, d.WaitOp) and self.cb(op.dfb) not in waits:
                 waits.append(self.cb(op.dfb))
             elif isinstance(op, d.ReadOp) and isinstance(op.block.owner, d.WaitOp):
-                cb = self.cb(op.block.owner.dfb)
-                reads += [cb] if cb not in reads else []
+                if self.cb(op.block) not in reads:
+                    reads.append(self.cb(op.block))
             elif isinstance(op, d.ReserveOp) and self.cb(op.dfb) not in reserves:
                 reserves.append(self.cb(op.dfb))
             elif isinstance(op, d.MatmulOp) and matmul is None:
@@ -653,11 +658,10 @@ class KernelEmitter(SyncEmitMixin):
         cb = self.cb(op.dfb)
         r = op.result
         self.line(f"{api}({cb}, {self._pages(r)});")
-        hint = (r.name_hint or "blk") + "_addr"
         if self.kernel.is_compute:
-            self.define(r, hint)  # a name only: compute kernels have no L1 addresses
+            self.define(r, _addr_hint(r))  # a name only: compute kernels have no L1 addresses
         else:
-            self.let(r, "uint32_t", f"{ptr}({cb})", hint)
+            self.let(r, "uint32_t", f"{ptr}({cb})", _addr_hint(r))
 
     def op_ReserveOp(self, op: d.ReserveOp) -> None:
         self._acquire(op, "cb_reserve_back", "get_write_ptr")
@@ -850,7 +854,7 @@ class KernelEmitter(SyncEmitMixin):
             ctype = self._variable_type(value)
             if ctype is not None:
                 self.hoisted.add(value)
-                hint = (value.name_hint or "blk") + "_addr" if ctype == "uint32_t" else None
+                hint = _addr_hint(value) if isinstance(value.type, d.BlockType) else None
                 self.line(f"{ctype} {self.define(value, hint)};  // set in the zone below")
         self.needs_profiler = True
         self.line("{")
@@ -891,9 +895,7 @@ class KernelEmitter(SyncEmitMixin):
     # reserving again leaves the value where it is; with two (a store into the block it
     # reads), the store packs into the next block while it reads this one.
     def _two_blocks(self, block: SSAValue) -> bool:
-        reserve = block.owner
-        assert isinstance(reserve, d.ReserveOp)
-        dfb = self.dfbs[reserve.dfb.owner.ref.root_reference.data]  # type: ignore[union-attr]
+        dfb = self.dfbs[self._dfb_symbol(block)]
         assert dfb.scratch is not None, "ttl-prepare-read-back shadows other DFBs"
         return dfb.block_count.value.data >= 2
 
@@ -934,6 +936,11 @@ class KernelEmitter(SyncEmitMixin):
         ):
             self.line(f"  {text}")
         self.line("}")
+
+
+def _addr_hint(block: SSAValue) -> str:
+    """The name of a block's L1 address variable in a data-movement kernel."""
+    return (block.name_hint or "blk") + "_addr"
 
 
 def custom_headers(kernel: d.KernelOp) -> list[str]:

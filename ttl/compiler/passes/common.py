@@ -58,3 +58,20 @@ def compiler_dfbs_allowed(operation: d.OperationOp) -> bool:
     """Whether the operation's options let passes add DFBs (not ``--no-ttl-compiler-dfbs``)."""
     text = operation.options.data if operation.options is not None else None
     return CompilerOptions.from_string(text).compiler_dfbs
+
+
+def new_dfb_name(operation: d.OperationOp, base: str) -> str:
+    """``base``, or ``base_2``, ``base_3``, ...: a symbol ``operation`` does not declare."""
+    taken = {op.sym_name.data for op in operation.body.ops if isinstance(op, d.DFBOp | d.TensorOp)}
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def add_dfb(operation: d.OperationOp, decl: d.DFBOp) -> None:
+    """Declares a compiler-made DFB after ``operation``'s other DFBs, so that their physical
+    indices stay as they were."""
+    last = [op for op in operation.body.ops if isinstance(op, d.DFBOp | d.TensorOp)][-1]
+    operation.body.block.insert_op_after(decl, last)

@@ -34,7 +34,14 @@ from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import is_in_place, reads_reserved
-from ttl.compiler.passes.common import TTLPassError, compiler_dfbs_allowed, ttl_operations
+from ttl.compiler.passes.common import (
+    TTLPassError,
+    add_dfb,
+    compiler_dfbs_allowed,
+    new_dfb_name,
+    ttl_operations,
+)
+from ttl.compiler.passes.dfb_protocol import block_dfb
 
 
 def _read_back(kernel: d.KernelOp) -> list[SSAValue]:
@@ -47,39 +54,19 @@ def _read_back(kernel: d.KernelOp) -> list[SSAValue]:
 
 
 def _dfb_of(block: SSAValue, dfbs: dict[str, d.DFBOp]) -> d.DFBOp:
-    reserve = block.owner
-    assert isinstance(reserve, d.ReserveOp)
-    get = reserve.dfb.owner
-    assert isinstance(get, d.GetDFBOp), "a reserve's DFB is a ttl.get_dfb"
-    return dfbs[get.ref.root_reference.data]
+    name, _ = block_dfb(block)
+    assert name is not None, "a reserve's DFB is a ttl.get_dfb"
+    return dfbs[name]
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    taken.add(name)
-    return name
-
-
-def _shadow(block: SSAValue, dfb: d.DFBOp, operation: d.OperationOp, taken: set[str]) -> None:
+def _shadow(block: SSAValue, dfb: d.DFBOp, operation: d.OperationOp) -> None:
     """Moves ``block``'s stores and reads to a reserved block of a new scratch DFB,
     copied into ``block`` before each of its pushes."""
     reserve = block.owner
     assert isinstance(reserve, d.ReserveOp)
-    name = _unique(f"shadow_{dfb.sym_name.data}", taken)
-    decl = d.DFBOp(
-        name,
-        dfb.tensor.root_reference.data,
-        dfb.dfb_type,
-        1,
-        dfb.page_size.value.data,
-        scratch=True,
-    )
-    # After the operation's other DFBs: their physical indices stay as they were.
-    last = [op for op in operation.body.ops if isinstance(op, d.DFBOp)][-1]
-    operation.body.block.insert_op_after(decl, last)
+    name = new_dfb_name(operation, f"shadow_{dfb.sym_name.data}")
+    tensor, page_size = dfb.tensor.root_reference.data, dfb.page_size.value.data
+    add_dfb(operation, d.DFBOp(name, tensor, dfb.dfb_type, 1, page_size, scratch=True))
     get = d.GetDFBOp(name, dfb.dfb_type)
     shadow = d.ReserveOp(get.result)
     shadow.result.name_hint = f"{block.name_hint or 'blk'}_shadow"
@@ -110,7 +97,6 @@ def _shadow(block: SSAValue, dfb: d.DFBOp, operation: d.OperationOp, taken: set[
 def prepare_read_back(operation: d.OperationOp, pass_name: str) -> None:
     """Shadows read-back blocks of non-scratch DFBs; 2 blocks for in-place updates."""
     dfbs = {op.sym_name.data: op for op in operation.body.ops if isinstance(op, d.DFBOp)}
-    taken = set(dfbs)
     kernels = [k for k in operation.body.ops if isinstance(k, d.KernelOp) and k.is_compute]
     for kernel in kernels:
         for block in _read_back(kernel):
@@ -129,7 +115,7 @@ def prepare_read_back(operation: d.OperationOp, pass_name: str) -> None:
                     "store the value into a block of another DFB of your own and read that "
                     "one, or drop --no-ttl-compiler-dfbs",
                 )
-            _shadow(block, dfb, operation, taken)
+            _shadow(block, dfb, operation)
     dfbs = {op.sym_name.data: op for op in operation.body.ops if isinstance(op, d.DFBOp)}
     for kernel in kernels:
         for op in kernel.walk():

@@ -20,6 +20,7 @@ tile (``emit/compute.py``); its ``ttl.fill 1.0`` stays.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -29,7 +30,13 @@ from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import reduces_within_tiles
-from ttl.compiler.passes.common import TTLPassError, compiler_dfbs_allowed, ttl_operations
+from ttl.compiler.passes.common import (
+    TTLPassError,
+    add_dfb,
+    compiler_dfbs_allowed,
+    new_dfb_name,
+    ttl_operations,
+)
 from ttl.targets import tile_bytes
 
 SCALER_TYPE = d.DFBType((1, 1), bf16)
@@ -52,8 +59,8 @@ def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
     """Gives each compute kernel of ``operation`` with ones-scaler reductions its DFB."""
     kernels = [k for k in operation.body.ops if isinstance(k, d.KernelOp)]
     allowed = compiler_dfbs_allowed(operation)
-    taken = {op.sym_name.data for op in operation.body.ops if isinstance(op, d.DFBOp)}
     tensor = next(op for op in operation.body.ops if isinstance(op, d.TensorOp))
+    producer = next((k for k in kernels if not k.is_compute), None)
     for kernel in kernels:
         reductions = ones_scaler_reductions(kernel) if kernel.is_compute else []
         if not reductions:
@@ -67,13 +74,8 @@ def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
                 "pass a scaler block of your own (ttl.math.reduce_sum(x, s_blk, dims=[-1]), "
                 "s_blk filled with 1.0), or drop --no-ttl-compiler-dfbs",
             )
-        name = _unique(f"scaler_{kernel.sym_name.data}", taken)
-        taken.add(name)
-        decl = d.DFBOp(name, tensor.sym_name.data, SCALER_TYPE, 1, tile_bytes("bf16"))
-        # After the operation's other DFBs: their physical indices stay as they were.
-        last = [op for op in operation.body.ops if isinstance(op, d.DFBOp | d.TensorOp)][-1]
-        operation.body.block.insert_op_after(decl, last)
-        producer = next((k for k in kernels if not k.is_compute), None)
+        name = new_dfb_name(operation, f"scaler_{kernel.sym_name.data}")
+        add_dfb(operation, d.DFBOp(name, tensor.sym_name.data, SCALER_TYPE, 1, tile_bytes("bf16")))
         _wait_at_entry(kernel, name, reductions)
         if producer is None:  # a compute-only operation: the kernel packs the tile itself
             _pack_at_entry(kernel, name)
@@ -81,15 +83,7 @@ def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
             _fill_at_entry(producer, name)
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    return name
-
-
-def _insert_at_entry(kernel: d.KernelOp, ops: list[Operation]) -> None:
+def _insert_at_entry(kernel: d.KernelOp, ops: Sequence[Operation]) -> None:
     block = kernel.body.block
     if block.first_op is None:
         block.add_ops(ops)
@@ -97,31 +91,33 @@ def _insert_at_entry(kernel: d.KernelOp, ops: list[Operation]) -> None:
         block.insert_ops_before(ops, block.first_op)
 
 
-def _fill_at_entry(kernel: d.KernelOp, name: str) -> None:
+def _acquire(
+    name: str, acquire: type[d.ReserveOp | d.WaitOp]
+) -> tuple[d.GetDFBOp, d.ReserveOp | d.WaitOp]:
+    """``ttl.get_dfb`` of the scaler DFB ``name`` and a reserve or wait of its block."""
     get = d.GetDFBOp(name, SCALER_TYPE)
     get.result.name_hint = f"dfb_{name}"
-    reserve = d.ReserveOp(get.result)
-    reserve.result.name_hint = name
-    _insert_at_entry(
-        kernel, [get, reserve, d.FillScalerOp(reserve.result, 1.0), d.PushOp(reserve.result)]
-    )
+    block = acquire(get.result)
+    block.result.name_hint = name
+    return get, block
+
+
+def _fill_at_entry(kernel: d.KernelOp, name: str) -> None:
+    get, reserve = _acquire(name, d.ReserveOp)
+    block = reserve.result
+    _insert_at_entry(kernel, [get, reserve, d.FillScalerOp(block, 1.0), d.PushOp(block)])
 
 
 def _pack_at_entry(kernel: d.KernelOp, name: str) -> None:
-    get = d.GetDFBOp(name, SCALER_TYPE)
-    get.result.name_hint = f"dfb_{name}"
-    reserve = d.ReserveOp(get.result)
-    reserve.result.name_hint = name
+    get, reserve = _acquire(name, d.ReserveOp)
+    block = reserve.result
     ones = d.FillOp(1.0, d.TilesType((1, 1), bf16))
-    ops = [get, reserve, ones, d.StoreOp(reserve.result, ones.result, False)]
-    _insert_at_entry(kernel, [*ops, d.PushOp(reserve.result)])
+    ops = [get, reserve, ones, d.StoreOp(block, ones.result, False), d.PushOp(block)]
+    _insert_at_entry(kernel, ops)
 
 
 def _wait_at_entry(kernel: d.KernelOp, name: str, reductions: list[d.ReduceOp]) -> None:
-    get = d.GetDFBOp(name, SCALER_TYPE)
-    get.result.name_hint = f"dfb_{name}"
-    wait = d.WaitOp(get.result)
-    wait.result.name_hint = name
+    get, wait = _acquire(name, d.WaitOp)
     _insert_at_entry(kernel, [get, wait])
     kernel.body.block.add_op(d.PopOp(wait.result))
     for reduce in reductions:

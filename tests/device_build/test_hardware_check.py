@@ -297,23 +297,27 @@ def zones(a, y):
 """
 
 
-def _check_operation(headers: Path, tmp_path: Path, source: str, stem: str):
+def _check_operation(
+    headers: Path, tmp_path: Path, source: str, stem: str, target: str = "wormhole_b0"
+):
     """(compile result, hardware check results) of operation ``zones`` in ``source``."""
     from compiler_testlib import compile_operation, load_operation, write_bundle_sources
 
     src = tmp_path / f"{stem}.py"
     src.write_text(source)
     result = compile_operation(
-        load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}
+        load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}, target=target
     )
     bundle = write_bundle_sources(result, tmp_path / f"{stem}.bundle")
     return result, hardware_check.check_bundle(bundle, root=headers)
 
 
-def test_signposts_are_tt_metal_profiler_zones_on_every_processor(headers, tmp_path):
+@pytest.mark.parametrize("target", ["wormhole_b0", "blackhole"])
+def test_signposts_are_tt_metal_profiler_zones_on_every_processor(headers, tmp_path, target):
     """with ttl.signpost(...) is DeviceZoneScopedN in a scope; TT-Metal's profiler header
-    compiles it on BRISC, NCRISC and the three TRISCs."""
-    result, results = _check_operation(headers, tmp_path, ZONES, "zones")
+    compiles it on BRISC, NCRISC and the three TRISCs of both architectures."""
+    result, results = _check_operation(headers, tmp_path, ZONES, "zones", target)
+    assert result.manifest["target"] == target
     assert all("DeviceZoneScopedN(" in text for text in result.sources.values())
     assert {r.processor for r in results} == set(Processor)
     assert all(r.ok for r in results), [r.output for r in results if not r.ok]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -24,6 +25,7 @@ def build(kind: d.KernelKindEnum, body: Callable[[Block], None]) -> ModuleOp:
     top = Block()
     top.add_op(d.TensorOp("a", 0, d.TensorType((64, 64), bf16)))
     top.add_op(d.DFBOp("a_dfb", "a", d.DFBType((2, 2), bf16), 2, 2048))
+    top.add_op(d.DFBOp("s_dfb", "a", d.DFBType((1, 1), bf16), 1, 2048))
     kb = Block()
     body(kb)
     top.add_op(d.KernelOp("k", kind, "op.k", Region(kb)))
@@ -89,6 +91,26 @@ def _mixed_dtypes(kb):
     add(kb, d.AddOp(v.result, f.result, T22))
 
 
+def _scaler_block(kb, acquire=d.ReserveOp):
+    return add(kb, acquire(add(kb, d.GetDFBOp("s_dfb", d.DFBType((1, 1), bf16))).result)).result
+
+
+def _fill_scaler(value=1.0, block=_scaler_block):
+    return lambda kb: add(kb, d.FillScalerOp(block(kb), value))
+
+
+def _reduce_by(value):
+    def body(kb):
+        v = add(kb, d.ReadOp(add(kb, d.WaitOp(dfb(kb))).result))
+        s = add(kb, d.FillOp(value, d.TilesType((1, 1), bf16)))
+        add(
+            kb,
+            d.ReduceOp(d.ReduceKindEnum.SUM, v.result, s.result, [-1], d.TilesType((2, 1), bf16)),
+        )
+
+    return body
+
+
 @pytest.mark.parametrize(
     "kind,body,message",
     [
@@ -109,10 +131,35 @@ def _mixed_dtypes(kb):
         (d.KernelKindEnum.COMPUTE, _unknown_symbol, "nope"),
         (d.KernelKindEnum.COMPUTE, _wrong_symbol_type, "differs from the declaration"),
         (d.KernelKindEnum.COMPUTE, _mixed_dtypes, "operand 'rhs' at position 1 does not verify"),
+        (d.KernelKindEnum.DATA_MOVEMENT, _fill_scaler(), None),
+        (d.KernelKindEnum.COMPUTE, _fill_scaler(), "only valid in data-movement kernels"),
+        (d.KernelKindEnum.DATA_MOVEMENT, _fill_scaler(1.1), "a scaler value must be exact in bf16"),
+        (
+            d.KernelKindEnum.DATA_MOVEMENT,
+            _fill_scaler(block=lambda kb: add(kb, d.ReserveOp(dfb(kb))).result),
+            "a scaler block is one bf16 tile (!ttl.block<1x1xbf16>)",
+        ),
+        (
+            d.KernelKindEnum.DATA_MOVEMENT,
+            _fill_scaler(block=lambda kb: _scaler_block(kb, d.WaitOp)),
+            "fill_scaler needs a reserved block",
+        ),
+        (d.KernelKindEnum.COMPUTE, _reduce_by(1.0), None),
+        (
+            d.KernelKindEnum.COMPUTE,
+            _reduce_by(2.0),
+            "a reduction within tiles reads its scaler tile from a DFB (a ttl.read), or scales "
+            "by ttl.fill 1.0",
+        ),
     ],
 )
 def test_invalid_ir_is_rejected(kind, body, message):
-    with pytest.raises(VerifyException, match=message.replace("[", r"\[").replace("]", r"\]")):
+    """Each bad body fails with its message; a message of None marks a valid body, the
+    twin of the bad ones beside it, which verifies."""
+    if message is None:
+        build(kind, body).verify()
+        return
+    with pytest.raises(VerifyException, match=re.escape(message)):
         build(kind, body).verify()
 
 

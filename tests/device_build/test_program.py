@@ -131,3 +131,11 @@ def test_ttnn_reports_a_field_it_does_not_hold(tmp_path):
     assert done.returncode == 1
     assert "eltwise_grid: ttnn rejected it: AttributeError" in done.stdout
     assert "0 of 1 programs build" in done.stdout
+
+
+@pytest.mark.parametrize("bad", ["x", "x=", "x=0xzz"])
+def test_a_bad_tensor_address_is_a_usage_error(tmp_path, capsys, bad):
+    with pytest.raises(SystemExit) as exit_info:
+        program.main(["--tensor_address", bad, str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "--tensor_address takes NAME=ADDR, e.g. x=0x20000" in capsys.readouterr().err

@@ -261,10 +261,6 @@ KNOWN_GAPS = {
         "DPRINT, which TT-Metal 0.81.1 replaced by DPRINT(format, ...); remove the print "
         "to build the kernel for hardware (docs/tt-metal.md, Known gaps)"
     ),
-    "floor_div_binary_tile(": (
-        "this kernel uses // on blocks: it lowers to the emulator's floor_div_binary_tile, "
-        "and TT-Metal 0.81.1 has no float floor division (docs/tt-metal.md, Known gaps)"
-    ),
 }
 
 

@@ -47,7 +47,6 @@ _BINARY = {
     memmap.BINOP_MAX: np.maximum,
     memmap.BINOP_MIN: np.minimum,
     memmap.BINOP_MOD: np.mod,  # Python floor modulo (sign of the divisor)
-    memmap.BINOP_FLOORDIV: np.floor_divide,
 }
 
 # Scalar operations (COP_SCALAR): DST = f(DST, value).

@@ -62,7 +62,14 @@ def op(a, b, y):
         ("ttl.math.eq(a_blk, b_blk)", "ttl.binary eq", "eqz_tile(0);"),
         ("a_blk != b_blk", "ttl.binary ne", "nez_tile(0);"),
         ("a_blk % b_blk", "ttl.binary mod", "remainder_binary_tile(0, 1, 0);"),
-        ("a_blk // b_blk", "ttl.binary floordiv", "floor_div_binary_tile(0, 1, 0);"),
+        (
+            "a_blk // b_blk",
+            "ttl.binary floordiv",
+            "remainder_binary_tile(0, 1, 2);\nCHECK-NEXT: sub_binary_tile_init();\n"
+            "CHECK-NEXT: sub_binary_tile(0, 2, 0);\nCHECK-NEXT: div_binary_tile_init();\n"
+            "CHECK-NEXT: div_binary_tile(0, 1, 0);\nCHECK-NEXT: rounding_op_tile_init();\n"
+            "CHECK-NEXT: round_tile(0, 0);",
+        ),
         (
             "a_blk * 2.0",
             "ttl.scalar mul %{{.*}}, 2.000000e+00 : f32 : !ttl.tiles<1x1xbf16>",

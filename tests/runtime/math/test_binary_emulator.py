@@ -6,6 +6,7 @@ operations (``*_unary_tile``) including ``ttl.math.rsub``.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from binary_emu_lib import BF16_RTOL, as_f64, run_expr
@@ -58,6 +59,17 @@ def test_mod_and_floordiv(tmp_path, target, expr, ref):
     y = run_expr(tmp_path, expr, x, target)
     want = ref(x["a"], x["b"])
     np.testing.assert_allclose(y, want, rtol=BF16_RTOL, atol=2.0**-6)
+
+
+def test_floordiv_of_a_quotient_just_below_an_integer(tmp_path, target):
+    # a = k*b less one bf16 step: a / b rounds to k in bf16, Python's a // b is k - 1.
+    k = RNG.integers(-6, 7, SHAPE).astype(np.float64)
+    b = as_f64(RNG.uniform(0.5, 3, SHAPE))
+    exact = as_f64(k * b)
+    below = np.nextafter(exact.astype(ml_dtypes.bfloat16), ml_dtypes.bfloat16(-np.inf))
+    a = np.where(exact == k * b, below.astype(np.float64), exact)
+    y = run_expr(tmp_path, "a_blk // b_blk", {"a": a, "b": b}, target)
+    np.testing.assert_array_equal(y, np.floor_divide(a, b))
 
 
 @pytest.mark.parametrize(

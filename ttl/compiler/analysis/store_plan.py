@@ -23,7 +23,8 @@ def registers(value: SSAValue, fpu: bool = True) -> int:
     if isinstance(op, d.ScalarOp):
         return registers(op.operand, fpu)
     if isinstance(op, d.BinaryFnOp):  # SFPU binary: both operands in DST
-        return max(registers(op.lhs, fpu), 1 + registers(op.rhs, fpu))
+        scratch = 3 if op.fn.data is d.BinaryFnEnum.FLOORDIV else 0  # and a % b (emit)
+        return max(registers(op.lhs, fpu), 1 + registers(op.rhs, fpu), scratch)
     if isinstance(op, d.AddOp | d.SubOp | d.MulOp | d.DivOp):
         if fpu_binary(op, fpu):
             return 1

@@ -26,10 +26,6 @@ _BINARY_FN_API = {
     d.BinaryFnEnum.MAX: "binary_max_tile",
     d.BinaryFnEnum.MIN: "binary_min_tile",
     d.BinaryFnEnum.MOD: "remainder_binary_tile",
-    # Not in TT-Metal 0.81.1, whose float floor division (ttnn's div with
-    # rounding_mode="floor") rounds the quotient to DST's format before flooring;
-    # the emulator's op is Python's floor division (docs/status.md).
-    d.BinaryFnEnum.FLOORDIV: "floor_div_binary_tile",
 }
 #: TT-Metal's DataFormat of DST tiles computed from blocks of each dtype.
 _DST_FORMAT = {"bf16": "Float16_b", "bfp8": "Float16_b", "f32": "Float32"}
@@ -179,7 +175,10 @@ class TileCodegen:
         elif isinstance(op, d.BinaryFnOp):
             self.gen(op.lhs, t, base, k)
             self.gen(op.rhs, t, base, k + 1)
-            self._binary_fn(op.fn.data, dst, self.dst(base, k + 1))
+            if op.fn.data is d.BinaryFnEnum.FLOORDIV:
+                self._floor_div(dst, self.dst(base, k + 1), self.dst(base, k + 2))
+            else:
+                self._binary_fn(op.fn.data, dst, self.dst(base, k + 1))
         elif isinstance(op, d.ScalarOp):
             self.gen(op.operand, t, base, k)
             self._scalar(op.fn.data, dst, op.value.value.data)
@@ -227,6 +226,23 @@ class TileCodegen:
         name = _BINARY_FN_API[fn]
         self.init(f"{name}_init();")
         self.line(f"{name}({dst}, {other}, {dst});")
+
+    def _floor_div(self, dst: str, other: str, remainder: str) -> None:
+        """DST[dst] = DST[dst] // DST[other] (Python's), DST[remainder] a scratch register.
+
+        TT-Metal has no float floor division, and floor(a / b) is wrong where the
+        quotient, rounded to DST's format, reaches the integer above it. Instead
+        ``round((a - a % b) / b)``: ``a - a % b`` is a multiple of ``b``, so the
+        rounding errors only move the quotient away from an integer, never across.
+        """
+        self.init("remainder_binary_tile_init();")
+        self.line(f"remainder_binary_tile({dst}, {other}, {remainder});")
+        self.init("sub_binary_tile_init();")
+        self.line(f"sub_binary_tile({dst}, {remainder}, {dst});")
+        self.init("div_binary_tile_init();")
+        self.line(f"div_binary_tile({dst}, {other}, {dst});")
+        self.init("rounding_op_tile_init();")
+        self.line(f"round_tile({dst}, 0);")
 
     def _scalar(self, fn: d.ScalarFnEnum, dst: str, value: float) -> None:
         """DST[dst] = DST[dst] op value (TT-Metal's ``*_unary_tile`` scalar ops)."""

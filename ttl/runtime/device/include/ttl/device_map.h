@@ -191,7 +191,6 @@
 #define TTL_BINOP_MIN 5
 #define TTL_BINOP_RSUB 6        // b - a
 #define TTL_BINOP_MOD 8         // Python floor modulo (torch.remainder)
-#define TTL_BINOP_FLOORDIV 9
 
 // Comparisons with zero (TTL_COP_COMPARE_ZERO kinds): DST = 1.0 where it holds, else 0.0.
 #define TTL_CMPZ_GT 0

@@ -183,8 +183,6 @@ void div_binary_tile(uint32_t dst_a, uint32_t dst_b, uint32_t dst_out);
 TTL_DECLARE_BINARY_DST_OP(binary_max_tile)
 TTL_DECLARE_BINARY_DST_OP(binary_min_tile)
 TTL_DECLARE_BINARY_DST_OP(remainder_binary_tile)
-// Not TT-Metal's (0.81.1 has no float floor division tile op): Python's a // b.
-TTL_DECLARE_BINARY_DST_OP(floor_div_binary_tile)
 #undef TTL_DECLARE_BINARY_DST_OP
 
 // Comparisons with zero in place on DST[dst_index]: 1.0 where x > 0 (gtz), x < 0

@@ -636,12 +636,10 @@ TTL_BINARY_DST(div_binary_tile, TTL_BINOP_DIV)
 TTL_BINARY_DST(binary_max_tile, TTL_BINOP_MAX)
 TTL_BINARY_DST(binary_min_tile, TTL_BINOP_MIN)
 TTL_BINARY_DST(remainder_binary_tile, TTL_BINOP_MOD)
-TTL_BINARY_DST(floor_div_binary_tile, TTL_BINOP_FLOORDIV)
 #undef TTL_BINARY_DST
 TTL_NOTHING(binary_max_tile_init, ())
 TTL_NOTHING(binary_min_tile_init, ())
 TTL_NOTHING(remainder_binary_tile_init, ())
-TTL_NOTHING(floor_div_binary_tile_init, ())
 
 #define TTL_COMPARE_ZERO_TILE(name, kind)               \
   TTL_NOTHING(name##_tile_init, ())                     \

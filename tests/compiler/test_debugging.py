@@ -54,7 +54,8 @@ def test_print_and_signpost_ir_and_cpp(compile_source):
         CHECK: ttl.print(%r, %y_blk) {parts = ["r= ", 0 : i64, 1 : i64], end = "\\0A"} : (i32, !ttl.block<1x2xbf16>)
         CHECK: ttl.signpost_end "row"
         CHECK: ttl.kernel @read
-        CHECK: ttl.print(%a) {parts = ["a: ", 0 : i64], end = "\\0A", num_pages = 2 : i64} : (!ttl.tensor<64x64xbf16>)
+        CHECK: %[[STAGING:.*]] = ttl.get_dfb @print_read : !ttl.dfb<1x1xbf16>
+        CHECK: ttl.print(%a) staging %[[STAGING]] : !ttl.dfb<1x1xbf16> {parts = ["a: ", 0 : i64], end = "\\0A", num_pages = 2 : i64} : (!ttl.tensor<64x64xbf16>)
         CHECK: ttl.print(%{{.*}}) {parts = ["state", 0 : i64], end = "\\0A"} : (!ttl.dfb<1x2xbf16>)
         CHECK: ttl.print(%{{.*}}, %{{.*}}) {parts = ["r=|", 0 : i64, "|n|", 1 : i64, "|7|q\\22\\\\"], end = ""} : (i32, i1)
         CHECK: ttl.kernel @write
@@ -72,7 +73,14 @@ def test_print_and_signpost_ir_and_cpp(compile_source):
         CHECK-NEXT: {
         CHECK-NEXT: DeviceZoneScopedN("row");
         CHECK: pack_tile
-        CHECK: DPRINT << "r= " << static_cast<int32_t>(r) << "<Block of y_dfb shape=(1, 2) dtype=bf16>" << ttl_print_block(dfb_y_dfb, 2, 2, true) << ENDL();
+        CHECK: DPRINT_PACK("r= {}<Block of y_dfb shape=(1, 2) dtype=bf16>", static_cast<int32_t>(r));
+        CHECK-NEXT: for (uint32_t tile = 0; tile < 2; ++tile) {
+        CHECK-NEXT: DPRINT_PACK("\\n  tile ({}, {}):", tile / 2, tile % 2);
+        CHECK-NEXT: for (uint8_t row = 0; row < 32; ++row) {
+        CHECK-NEXT: DPRINT_PACK("\\n    {}", TSLICE(dfb_y_dfb, tile, SliceRange{row, static_cast<uint8_t>(row + 1), 1, 0, 32, 1}, false, true));
+        CHECK-NEXT: }
+        CHECK-NEXT: }
+        CHECK-NEXT: DPRINT_PACK("\\n");
         CHECK: cb_push_back(dfb_y_dfb, 2);
         CHECK-NEXT: cb_pop_front(dfb_a_dfb, 2);
         CHECK-NEXT: }
@@ -82,9 +90,20 @@ def test_print_and_signpost_ir_and_cpp(compile_source):
     filecheck(
         cpp["read.cpp"],
         """
-        CHECK: DPRINT << "a: <Tensor a shape=(64, 64) dtype=bf16>" << ttl_print_tensor(get_arg_val<uint32_t>(0), 2, 5, 2) << ENDL();
-        CHECK: DPRINT << "state<DataflowBuffer a_dfb shape=(1, 2) dtype=bf16>" << ttl_print_dfb(dfb_a_dfb) << ENDL();
-        CHECK: DPRINT << "r=|" << static_cast<int32_t>(r) << "|n|" << ({{.*}} ? "True" : "False") << "|7|q\\"\\\\" << ttl_print_flush();
+        CHECK: #include "api/debug/dprint.h"
+        CHECK-NEXT: #include "api/debug/dprint_pages.h"
+        CHECK: constexpr uint32_t dfb_print_read = get_compile_time_arg_val(1);
+        CHECK: DPRINT("a: <Tensor a shape=(64, 64) dtype=bf16>\\n  Printing first 2 page(s):");
+        CHECK-NEXT: for (uint32_t page = 0; page < 2; ++page) {
+        CHECK-NEXT: cb_reserve_back(dfb_print_read, 1);
+        CHECK-NEXT: noc_async_read_page(page, tensor_a, get_write_ptr(dfb_print_read));
+        CHECK-NEXT: noc_async_read_barrier();
+        CHECK-NEXT: DPRINT("\\n  page {} (tile ({}, {})):", page, page / 2, page % 2);
+        CHECK-NEXT: for (uint8_t row = 0; row < 32; ++row) {
+        CHECK-NEXT: DPRINT("\\n    {}", TSLICE(dfb_print_read, 0, SliceRange{row, static_cast<uint8_t>(row + 1), 1, 0, 32, 1}, TSLICE_OUTPUT_CB, TSLICE_WR_PTR, false, true));
+        CHECK: DPRINT("state<DataflowBuffer a_dfb shape=(1, 2) dtype=bf16>\\n");
+        CHECK-NEXT: print_cb_details(dfb_a_dfb);
+        CHECK: DPRINT("r=|{}|n|{}|7|q\\"\\\\", static_cast<int32_t>(r), ({{.*}} ? "True" : "False"));
         """,
     )
     filecheck(
@@ -230,3 +249,18 @@ def test_print_of_a_block_expression(compile_error):
     source = DM.format(body="").replace("n = 3", "print(x + x)  # ERROR")
     err = compile_error(source, "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
     assert "print() cannot print a block expression" in err.message
+
+
+def test_a_compute_kernel_cannot_print_a_tensor(compile_error):
+    source = DM.format(body="").replace("n = 3", "print(a)  # ERROR")
+    err = compile_error(source, "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
+    assert "a compute kernel cannot print a tensor" in err.message, err.render()
+    assert "print the tensor from a data-movement kernel" in err.render()
+
+
+def test_a_tensor_print_needs_compiler_dfbs(compile_error):
+    source = DM.format(body="        print(a)  # ERROR").replace(
+        "grid=(1, 1))", 'grid=(1, 1), options="--no-ttl-compiler-dfbs")'
+    )
+    err = compile_error(source, "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
+    assert "--no-ttl-compiler-dfbs forbids them" in err.message, err.render()

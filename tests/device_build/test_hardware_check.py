@@ -263,12 +263,16 @@ def test_a_real_sfpi_include_replaces_our_declarations_and_the_overlay(monkeypat
     monkeypatch.setenv(hardware_check.SFPI_INCLUDE_ENV, "/opt/sfpi/include")
     cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, cxx="g++")
     assert cmd[cmd.index("-I") + 1] == "/opt/sfpi/include"
-    assert not any("gcc12-overlay" in arg for arg in cmd)
+    assert not any("gcc12" in arg for arg in cmd)
     monkeypatch.delenv(hardware_check.SFPI_INCLUDE_ENV)
     monkeypatch.setattr(hardware_check, "gcc12_overlay", lambda r, a: tmp_path / "none")
+    monkeypatch.setattr(hardware_check, "gcc12_print_overlay", lambda r: tmp_path / "dprint")
     (tmp_path / "none").mkdir()
     cmd = hardware_check.command(root, arch, Processor.TRISC1, kernel, cxx="g++")
     assert cmd[cmd.index("-I") + 1].endswith("tt_metal_shims/sfpi")
+    assert f"-I{tmp_path / 'dprint'}" in cmd  # GCC 12's DPRINT overlay, on every processor
+    dm = hardware_check.command(root, arch, Processor.BRISC, {"kind": "data_movement"}, cxx="g++")
+    assert f"-I{tmp_path / 'dprint'}" in dm
 
 
 ZONES = """
@@ -323,17 +327,52 @@ def test_signposts_are_tt_metal_profiler_zones_on_every_processor(headers, tmp_p
     assert all(r.ok for r in results), [r.output for r in results if not r.ok]
 
 
-def test_a_kernel_that_prints_fails_with_a_note_naming_the_known_gap(headers, tmp_path):
-    """print() still lowers to the emulator's stream DPRINT (docs/tt-metal.md, Known gaps):
-    the hardware build fails, and the report says why before the compiler's output."""
-    printing = ZONES.replace(
-        "ttl.copy(a[0, 0], blk).wait()", 'print("read"); ttl.copy(a[0, 0], blk).wait()'
+PRINTS = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def prints(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def read():
+        print("a:", a, num_pages=1)
+        with a_dfb.reserve() as blk:
+            print("reserved", a_dfb)
+            ttl.copy(a[0, 0], blk).wait()
+            print("k =", 3, "flag", True, blk, end="")
+
+    @ttl.compute()
+    def compute():
+        with a_dfb.wait() as a_blk, y_dfb.reserve() as y_blk:
+            print("in:", a_blk)
+            y_blk.store(a_blk * 2)
+            print("out:", y_blk)
+            print("y:", y_dfb)
+
+    @ttl.datamovement()
+    def write():
+        with y_dfb.wait() as blk:
+            print("writing", blk)
+            ttl.copy(blk, y[0, 0]).wait()
+"""
+
+
+@pytest.mark.parametrize("target", ["wormhole_b0", "blackhole"])
+def test_kernels_that_print_build_for_hardware_on_every_processor(headers, tmp_path, target):
+    """print() of text, scalars, a tensor, a DFB and blocks lowers to TT-Metal's
+    DPRINT(format, ...), TSLICE and print_cb_details: BRISC, NCRISC and the three
+    TRISCs compile it against TT-Metal's headers."""
+    src = tmp_path / "prints.py"
+    src.write_text(PRINTS)
+    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
+
+    result = compile_operation(
+        load_operation(str(src), "prints"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}, target=target
     )
-    _, results = _check_operation(headers, tmp_path, printing, "printing")
-    (read,) = [r for r in results if r.kernel == "read"]
-    assert not read.ok
-    assert read.notes == (hardware_check.KNOWN_GAPS["DPRINT << "],)
-    assert all(r.ok and not r.notes for r in results if r.kernel != "read")
-    lines = hardware_check.report("printing.bundle", results, ["data_movement", "compute"])
-    failed = lines.index("printing.bundle: kernel read (read.cpp) on BRISC: FAILED")
-    assert lines[failed + 1].startswith("    note: this kernel prints: TT-Lang print() lowers")
+    assert all('#include "api/debug/dprint.h"' in text for text in result.sources.values())
+    bundle = write_bundle_sources(result, tmp_path / "prints.bundle")
+    results = hardware_check.check_bundle(bundle, root=headers)
+    assert {r.processor for r in results} == set(Processor)
+    assert all(r.ok for r in results), [r.output for r in results if not r.ok]

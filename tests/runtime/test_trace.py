@@ -12,13 +12,14 @@ RUNAWAY = """
 #include <cstdint>
 #include "ttl/kernel_api.h"
 #include "api/debug/kernel_profiler.hpp"
+#include "api/debug/dprint.h"
 // Prints twice, then spins forever inside two profiler zones.
 void kernel_main() {
-  DPRINT << "starting" << ENDL();
+  DPRINT("starting\\n");
   DeviceZoneScopedN("outer");
   {
     DeviceZoneScopedN("spin");
-    DPRINT << "spinning at " << uint32_t{7} << ENDL();
+    DPRINT("spinning at {}\\n", uint32_t{7});
     for (volatile uint32_t i = 0; ; i = i + 1) {}
   }
 }

@@ -75,6 +75,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     opt_result_def,
     param_def,
@@ -1535,12 +1536,15 @@ class PrintOp(IRDLOperation):
     ``parts`` is the line in order: a ``StringAttr`` is literal text (separators
     included), an ``IntegerAttr`` the index of a ``values`` operand (an i1/i32/i64
     scalar, or the one tensor, DFB or block). ``end`` ends the line (Python's
-    ``end=``); ``num_pages`` is the tensor pages to print.
+    ``end=``); ``num_pages`` is the tensor pages to print. ``staging`` is the
+    one-page DFB a data-movement kernel reads a printed tensor's pages into
+    (``ttl-stage-tensor-prints``): TT-Metal prints tiles from L1.
     """
 
     name = "ttl.print"
 
     values = var_operand_def()
+    staging = opt_operand_def(DFBType)
     parts = prop_def(ArrayAttr)
     end = prop_def(StringAttr)
     num_pages = opt_prop_def(IntegerAttr[I64])
@@ -1548,8 +1552,11 @@ class PrintOp(IRDLOperation):
     # Output is a side effect: never removed, merged or moved.
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "`(` $values `)` attr-dict `:` `(` type($values) `)`"
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "`(` $values `)` (`staging` $staging^ `:` type($staging))? attr-dict "
+        "`:` `(` type($values) `)`"
+    )
 
     def __init__(
         self,
@@ -1566,7 +1573,7 @@ class PrintOp(IRDLOperation):
         }
         if num_pages is not None:
             props["num_pages"] = IntegerAttr(num_pages, i64)
-        super().__init__(operands=[list(values)], properties=props)
+        super().__init__(operands=[list(values), []], properties=props)
 
     @property
     def object(self) -> SSAValue | None:
@@ -1591,6 +1598,17 @@ class PrintOp(IRDLOperation):
             or not any(isinstance(v.type, TensorType) for v in self.values)
         ):
             raise VerifyException("num_pages needs a tensor operand and is at least 1")
+        if self.staging is not None:
+            obj = self.object
+            if obj is None or not isinstance(obj.type, TensorType):
+                raise VerifyException("ttl.print stages pages only of a printed tensor")
+            staged = self.staging.type
+            assert isinstance(staged, DFBType)
+            if staged.dims != (1, 1) or staged.dtype != obj.type.dtype:
+                raise VerifyException(
+                    f"ttl.print's staging DFB holds one tile of the tensor's dtype "
+                    f"({obj.type.dtype}), not {staged}"
+                )
 
 
 @irdl_op_definition

@@ -1,12 +1,14 @@
 """Kernel prints: the device's print buffer turned into prefixed text lines.
 
-A kernel that prints (``DPRINT << ... << ENDL();``, from TT-Lang ``print``)
-appends typed items to its hart's print buffer (``memmap.PRINT_*``) and rings
-the print doorbell at the end of each print call; :class:`HartPrinter` then
-formats the items with the device state of that moment (a DFB's counters, a
-block's tiles in L1, tensor pages in DRAM) and writes every completed line,
-prefixed ``[(x,y) kernel] ``, to the device's :class:`PrintSink`. Lines of one
-hart keep their program order; harts interleave as the scheduler runs them.
+A kernel that prints (TT-Metal's ``DPRINT("k = {}\\n", k)``, ``api/debug/dprint.h``;
+TT-Lang ``print`` lowers to it) appends, per call, a FORMAT item and one typed
+item per argument to its hart's print buffer (``memmap.PRINT_*``) and rings the
+print doorbell; :class:`HartPrinter` then formats each call with Python's
+``str.format`` (fmt's syntax, which DPRINT uses, is Python's), a ``TSLICE``
+argument as the tile values it selects from L1 at that moment, and writes every
+completed line, prefixed ``[(x,y) kernel] ``, to the device's
+:class:`PrintSink`. Lines of one hart keep their program order; harts
+interleave as the scheduler runs them.
 """
 
 from __future__ import annotations
@@ -20,11 +22,9 @@ import numpy as np
 
 from ttl.runtime import memmap
 from ttl.runtime.errors import DeviceFault
-from ttl.runtime.sharding import read_pages
 from ttl.runtime.tiles import TILE, decode, format_from_code, untilize
 
 if TYPE_CHECKING:
-    from ttl.runtime.dram import Dram
     from ttl.runtime.node import Node
 
 LAST_LINES = 5  # kept per hart for deadlock and fault reports
@@ -64,14 +64,10 @@ class HartPrinter:
     def __init__(
         self,
         node: Node,
-        dram: Dram,
         read_local: Callable[[int, int], bytes],
         print_area: np.ndarray,
-        nodes: dict | None = None,
     ):
-        self.node, self.dram, self.read_local = node, dram, read_local
-        # NOC coordinates -> node: where L1-sharded tensor pages live.
-        self.nodes = nodes or {node.noc_coord: node}
+        self.node, self.read_local = node, read_local
         # The hart's print buffer (uint32); NumPy arrays are buffers, typeshed disagrees.
         self.words = memoryview(print_area)  # type: ignore[arg-type]
         self.sink = PrintSink()
@@ -88,7 +84,7 @@ class HartPrinter:
         self._strings.clear()  # a new kernel image: string addresses mean other strings
 
     def drain(self) -> None:
-        """Formats the buffered items now and writes every completed line."""
+        """Formats the buffered calls now and writes every completed line."""
         words = self.words
         count = words[0]
         if count > memmap.PRINT_CAPACITY:
@@ -96,9 +92,16 @@ class HartPrinter:
         start = memmap.PRINT_HEADER_BYTES // 4
         flat = words[start : start + count * memmap.PRINT_ITEM_WORDS].tolist()
         words[0] = 0
+        items = [flat[i : i + memmap.PRINT_ITEM_WORDS] for i in range(0, len(flat), 4)]
         text = [self.partial]
-        for i in range(0, len(flat), memmap.PRINT_ITEM_WORDS):
-            text.append(self._item(*flat[i : i + memmap.PRINT_ITEM_WORDS]))
+        i = 0
+        while i < len(items):
+            tag, a, b, _ = items[i]
+            if tag != memmap.PRINT_FORMAT or i + 1 + b > len(items):
+                raise DeviceFault(f"print buffer item {i} (tag {tag}) starts no whole DPRINT call")
+            args = [self._value(*item) for item in items[i + 1 : i + 1 + b]]
+            text.append(_format(self.string(a), args))
+            i += 1 + b
         *lines, self.partial = "".join(text).split("\n")
         for line in lines:
             self.last_lines.append(line)
@@ -112,37 +115,57 @@ class HartPrinter:
             self.partial = ""
 
     # ------------------------------------------------------------ items
-    def _item(self, tag: int, a: int, b: int, c: int) -> str:
+    def _value(self, tag: int, a: int, b: int, c: int) -> object:
+        """The Python value of one DPRINT argument item."""
         if tag == memmap.PRINT_STR:
             return self.string(a)
+        if tag == memmap.PRINT_CHAR:
+            return chr(a)
         if tag == memmap.PRINT_INT:
-            return str(a - (1 << 32) if a & 0x80000000 else a)
+            return a - (1 << 32) if a & 0x80000000 else a
         if tag == memmap.PRINT_UINT:
-            return str(a)
-        if tag == memmap.PRINT_INT64:
+            return a
+        if tag in (memmap.PRINT_INT64, memmap.PRINT_UINT64):
             v = a | b << 32
-            return str(v - (1 << 64) if v & (1 << 63) else v)
-        if tag == memmap.PRINT_DFB:
-            return _lines(dfb_state(self.node, a))
-        if tag == memmap.PRINT_BLOCK:
-            return _lines(block_tiles(self.node, a, b, c & 0x7FFFFFFF, bool(c >> 31)))
-        if tag == memmap.PRINT_TENSOR:
-            return _lines(self.tensor_pages(a, b, c & 0xFF, c >> 8))
+            return v - (1 << 64) if tag == memmap.PRINT_INT64 and v & (1 << 63) else v
+        if tag == memmap.PRINT_FLOAT:
+            return _Float(np.uint32(a).view(np.float32))
+        if tag == memmap.PRINT_BF16:
+            return _Float(np.uint32((a & 0xFFFF) << 16).view(np.float32))
+        if tag == memmap.PRINT_BOOL:
+            return _Bool(bool(a))
+        if tag == memmap.PRINT_TSLICE:
+            return _Text(self.tile_slice(a, b, c))
         raise DeviceFault(f"unknown print item tag {tag}")
 
-    def tensor_pages(self, base: int, pages: int, fmt_code: int, cols: int) -> list[str]:
-        """The first pages of the tensor whose runtime arg is ``base``: an interleaved DRAM
-        base, or an L1-sharded tensor's descriptor address (its pages in nodes' L1)."""
-        if base >= memmap.NODE_REGS_BASE:
-            return _format_pages(
-                lambda size: read_pages(self.node.regs32, base, size, pages, self.nodes),
-                pages,
-                fmt_code,
-                cols,
-            )
-        return _format_pages(
-            lambda size: self.dram.read_pages(base, size, pages), pages, fmt_code, cols
-        )
+    def tile_slice(self, addr: int, rng: int, c: int) -> str:
+        """A TSLICE's text: the values it selects of the tile at L1 ``addr``, each
+        right-aligned to the tile's widest value, rows ended by newlines (endl_rows)
+        or separated by spaces; as on TT-Metal, at most ``MAX_BYTES`` of data."""
+        flags = c >> 28
+        if flags & memmap.TSLICE_NO_CB_ACCESS:
+            return "<TSLICE: the math thread has no CBs; use DPRINT_UNPACK or DPRINT_PACK>"
+        fmt = format_from_code((c >> 24) & 0xF)
+        if fmt is None:
+            raise DeviceFault(f"TSLICE of a tile in unknown data format {(c >> 24) & 0xF}")
+        h0, h1, hs, w0 = rng & 0xFF, rng >> 8 & 0xFF, rng >> 16 & 0xFF, rng >> 24
+        w1, ws, max_bytes = c & 0xFF, c >> 8 & 0xFF, c >> 16 & 0xFF
+        if not (hs and ws and h1 <= TILE and w1 <= TILE):
+            raise DeviceFault(f"TSLICE range [{h0}:{h1}:{hs}, {w0}:{w1}:{ws}] is not in a tile")
+        values = decode(self.node.resolve(addr, fmt.tile_bytes), fmt).astype(np.float32)
+        grid = untilize(values, (TILE, TILE)) if flags & memmap.TSLICE_UNTILIZE else values
+        grid = grid.reshape(TILE, TILE)
+        digits = 4 if fmt.itemsize == 2 else 7  # bf16 holds about 3 significant digits
+        width = max(len(f"{v:.{digits}g}") for v in grid.flat)
+        budget = max_bytes // max(fmt.itemsize, 2)  # values the slice's buffer holds
+        rows = []
+        for row in grid[h0:h1:hs, w0:w1:ws].tolist():
+            row = row[: max(budget, 0)]
+            budget -= len(row)
+            rows.append(" ".join(f"{v:.{digits}g}".rjust(width) for v in row))
+        if flags & memmap.TSLICE_ENDL_ROWS:
+            return "".join(r + "\n" for r in rows)
+        return " ".join(rows)
 
     def string(self, addr: int) -> str:
         """The NUL-terminated string at ``addr`` in the kernel's LOCAL memory (cached)."""
@@ -155,63 +178,38 @@ class HartPrinter:
         return text
 
 
-def _lines(lines: list[str]) -> str:
-    """An object's contents: each line on a line of its own, indented two spaces."""
-    return "".join("\n  " + line for line in lines)
+class _Bool:
+    """A DPRINT bool: ``true``/``false`` as fmt prints it, a number under a numeric spec."""
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        if spec in ("", "s"):
+            return "true" if self.value else "false"
+        return format(int(self.value), spec)
 
 
-def dfb_state(node: Node, cb: int) -> list[str]:
-    """The spec's DFB state: size, page size, pointers (and the counters behind them)."""
-    if not 0 <= cb < node.dfb_count or not node.dfbs[cb].configured:
-        raise DeviceFault(f"print of DFB {cb}, which is not configured for this launch")
-    s = node.dfbs[cb]
-    w = s.words
-    base, page = int(w[memmap.DFB_BASE]), int(w[memmap.DFB_PAGE_SIZE])
-    rd, wr = int(w[memmap.DFB_RD_PTR]), int(w[memmap.DFB_WR_PTR])
-    return [
-        f"size: {int(w[memmap.DFB_SIZE])} bytes ({s.capacity} pages), page_size: {page} bytes",
-        f"rd_ptr: {rd:#x} (page {(rd - base) // page}), wr_ptr: {wr:#x}, "
-        f"wr_tile_ptr: {(wr - base) // page}",
-        f"pages received: {s.received}, popped: {s.acked}, filled: {s.used}, "
-        f"free: {s.capacity - s.used}",
-    ]
+class _Float:
+    """A DPRINT float: fmt's shortest round-trip text (``3``, ``0.1``) under ``{}``."""
+
+    def __init__(self, value: np.float32):
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            return format(float(self.value), spec)
+        text = str(self.value)  # NumPy's shortest repr of the float32
+        return text[:-2] if text.endswith(".0") else text
 
 
-def block_tiles(node: Node, cb: int, tiles: int, cols: int, reserved: bool) -> list[str]:
-    """The block at the front of DFB ``cb`` (the back if ``reserved``), tile by tile."""
-    if not 0 <= cb < node.dfb_count or not node.dfbs[cb].configured:
-        raise DeviceFault(f"print of a block of DFB {cb}, which is not configured")
-    w = node.dfbs[cb].words
-    fmt = format_from_code(int(w[memmap.DFB_FORMAT]))
-    assert fmt is not None  # configure() wrote a known format
-    base, size, page = (int(w[i]) for i in (memmap.DFB_BASE, memmap.DFB_SIZE, memmap.DFB_PAGE_SIZE))
-    ptr = int(w[memmap.DFB_WR_PTR if reserved else memmap.DFB_RD_PTR])
-    out = []
-    for t in range(tiles):
-        addr = base + (ptr - base + t * page) % size
-        raw = node.resolve(addr, page)
-        out.append(f"tile ({t // max(cols, 1)}, {t % max(cols, 1)}):")
-        out += _tile_rows(raw, fmt)
-    return out
+class _Text(str):
+    """A TSLICE's text (``str.format`` pads it like a string)."""
 
 
-def _format_pages(raw_pages, pages: int, fmt_code: int, cols: int) -> list[str]:
-    """Pages 0..pages-1 (tiles) of a tensor; ``raw_pages(page_size)`` reads their bytes."""
-    fmt = format_from_code(fmt_code)
-    if fmt is None:
-        raise DeviceFault(f"print of a tensor of unknown data format {fmt_code}")
-    raw = raw_pages(fmt.tile_bytes)
-    out = [f"Printing first {pages} page(s):"]
-    for i in range(pages):
-        out.append(f"page {i} (tile ({i // max(cols, 1)}, {i % max(cols, 1)})):")
-        out += _tile_rows(raw[i], fmt)
-    return out
-
-
-def _tile_rows(raw: np.ndarray, fmt) -> list[str]:
-    """One tile (face layout) as 32 rows of right-aligned values."""
-    values = untilize(decode(raw, fmt), (TILE, TILE)).astype(np.float32)
-    digits = 4 if fmt.itemsize == 2 else 7  # bf16 holds about 3 significant digits
-    text = [[f"{v:.{digits}g}" for v in row] for row in values.tolist()]
-    width = max(len(s) for row in text for s in row)
-    return ["  " + " ".join(s.rjust(width) for s in row) for row in text]
+def _format(fmt: str, args: list) -> str:
+    """One DPRINT call's text: ``fmt`` (fmt-style, as Python's ``str.format``) over ``args``."""
+    try:
+        return fmt.format(*args)
+    except (ValueError, IndexError, KeyError, TypeError) as e:
+        raise DeviceFault(f"DPRINT format {fmt!r} cannot format its arguments: {e}") from None

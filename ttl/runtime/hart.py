@@ -109,9 +109,7 @@ class Hart:
         self._noc_words = memoryview(self.noc_queue32)
         self._cop_words = memoryview(self.queue32)
         pq = memmap.PRINT_OFFSET // 4
-        self.printer = HartPrinter(
-            node, noc.dram, self.read_local, a32[pq : pq + memmap.PRINT_SIZE // 4], noc.by_noc
-        )
+        self.printer = HartPrinter(node, self.read_local, a32[pq : pq + memmap.PRINT_SIZE // 4])
         self.zones = HartZones()
         # Tracing: (blocked at, resumed at, wait key) per blocking wait (profiling only).
         self.trace = False

@@ -28,6 +28,7 @@ PASS_TESTS = sorted(HERE.glob("*.mlir"))
 DIAGNOSTIC_PASSES = (
     "ttl-materialize-scalers",
     "ttl-prepare-read-back",
+    "ttl-stage-tensor-prints",
     "ttl-check-conditions",
     "ttl-assign-slots",
     "ttl-check-dfb-protocol",

@@ -31,7 +31,7 @@ from ttl.compiler.analysis.store_plan import plan_store, read_back_blocks
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit import pipes, tt_metal_api
 from ttl.compiler.emit.compute import emit_store
-from ttl.compiler.emit.debug import outliving_values, print_statement, zone_statement
+from ttl.compiler.emit.debug import emit_print, outliving_values, zone_statement
 from ttl.compiler.emit.row_major import row_major_copy_lines, tensor_page_bytes
 from ttl.compiler.emit.sync import SyncEmitMixin
 from ttl.targets import Target, tile_bytes
@@ -306,6 +306,8 @@ class KernelEmitter(SyncEmitMixin):
         self.needs_checks = False
         self.needs_noc_coords = False
         self.needs_profiler = False
+        self.needs_print = False  # api/debug/dprint.h
+        self.needs_print_pages = False  # api/debug/dprint_pages.h (print_cb_details)
         # Values a profiling zone declared before its scope because they outlive it.
         self.hoisted: set[SSAValue] = set()
         self.pending_comment: str | None = None
@@ -439,6 +441,10 @@ class KernelEmitter(SyncEmitMixin):
             includes = [tt_metal_api.DATAFLOW_HEADER]
         if self.needs_profiler:
             includes.append(tt_metal_api.PROFILER_HEADER)
+        if self.needs_print:
+            includes.append(tt_metal_api.DPRINT_HEADER)
+        if self.needs_print_pages:
+            includes.append(tt_metal_api.DPRINT_PAGES_HEADER)
         head.append("".join(f'#include "{h}"\n' for h in includes))
         if self.needs_checks:
             head.append(CHECKS_ON_HARDWARE)
@@ -845,7 +851,10 @@ class KernelEmitter(SyncEmitMixin):
 
     # ------------------------------------------------------------ debugging
     def op_PrintOp(self, op: d.PrintOp) -> None:
-        self.line(print_statement(op, self.val, self.cb, self.tensors))
+        self.needs_print = True
+        if op.object is not None and isinstance(op.object.type, d.DFBType):
+            self.needs_print_pages = True
+        emit_print(op, self.line, self.indent, self.val, self.cb, self.kernel.is_compute)
 
     def op_SignpostBeginOp(self, op: d.SignpostBeginOp) -> None:
         # A zone is a C++ scope with TT-Metal's DeviceZoneScopedN at its top; what the

@@ -1,8 +1,9 @@
-"""C++ for the debugging ops: ``ttl.print`` as a DPRINT statement, signpost zones.
+"""C++ for the debugging ops: ``ttl.print`` as TT-Metal DPRINTs, signpost zones.
 
 The frontend fixed the layout (``parts``: text, scalars and the object, in
-order); here the object becomes its static header (name, shape, dtype) and a
-print item whose runtime contents the emulator formats.
+order); here the text and scalars become one ``DPRINT(format, ...)`` with the
+object's static header (name, shape, dtype), and the object's contents the
+TT-Metal calls that print them (``emit_print``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from ttl.compiler import dialect as d
-
-# TTL_FMT_* of device_map.h, by tensor dtype.
-_FORMAT = {"bf16": 5, "f32": 0, "bfp8": 6}
 
 
 def cpp_string(text: str) -> str:
@@ -84,34 +82,71 @@ def _ancestor_in(block: Block, op: Operation) -> Operation | None:
     return current
 
 
-def print_statement(
+def emit_print(
     op: d.PrintOp,
+    line: Callable[[str], None],
+    indent: Callable[[int], None],
     val: Callable[[SSAValue], str],
     cb: Callable[[SSAValue], str],
-    tensors: dict[str, d.TensorOp],
-) -> str:
-    """``DPRINT << ... << ENDL();`` for one ``ttl.print``."""
+    compute: bool,
+) -> None:
+    """TT-Metal's ``DPRINT(format, ...)`` statements of one ``ttl.print``.
+
+    The text, scalars and the object's header are one call; the object's
+    contents follow: a block's tiles and a staged tensor's pages row by row as
+    ``TSLICE``s, a DFB's state through ``print_cb_details``. A compute kernel
+    prints from one thread: the unpacker for a waited block (it reads the
+    CB's front), else the packer.
+    """
     obj = op.object
-    items: list[str] = []  # C++ operands; adjacent literals merged below
+    waited = obj is not None and isinstance(obj.owner, d.WaitOp)
+    dprint = ("DPRINT_UNPACK" if waited else "DPRINT_PACK") if compute else "DPRINT"
+
+    def call(text: str, *args: str) -> None:
+        line(f"{dprint}({', '.join([cpp_string(text), *args])});")
+
+    text, args = "", []
     for part in op.parts.data:
         if isinstance(part, StringAttr):
-            items.append(cpp_string(part.data))
+            text += _fmt_literal(part.data)
             continue
         assert isinstance(part, IntegerAttr)
         value = op.values[part.value.data]
-        if value is obj:  # its static header, then its runtime contents
-            header, item = _object(op, obj, cb, tensors)
-            items += [cpp_string(header), item]
+        if value is obj:  # its static header; its contents follow
+            text += _fmt_literal(_header(op, obj))
         else:
-            items.append(_scalar(value, val))
-    end = op.end.data
-    if end == "\n":
-        tail = "ENDL()"
-    else:
+            text += "{}"
+            args.append(_scalar(value, val))
+    end = _fmt_literal(op.end.data)
+    t = obj.type if obj is not None else None
+    if isinstance(t, d.DFBType):
+        assert obj is not None
+        call(text + "\n", *args)
+        details = f"print_cb_details({cb(obj)});"
+        line(f"PACK({details[:-1]});" if compute else details)  # its own line ends it
+        if op.end.data not in ("\n", ""):
+            call(end)
+    elif isinstance(t, d.BlockType):
+        assert obj is not None
+        call(text, *args)
+        side = _slice_side(obj, compute)
+        _tiles(line, indent, call, obj, t.num_tiles, t.dims[-1], "tile", side, t.dtype)
         if end:
-            items.append(cpp_string(end))
-        tail = "ttl_print_flush()"
-    return "DPRINT << " + " << ".join([*_merge_literals(items), tail]) + ";"
+            call(end)
+    elif isinstance(t, d.TensorType):
+        assert obj is not None and op.staging is not None
+        pages = op.num_pages.value.data if op.num_pages is not None else 1
+        call(text + f"\n  Printing first {pages} page(s):", *args)
+        _staged_pages(line, indent, call, op, obj, pages, cb(op.staging))
+        if end:
+            call(end)
+    else:
+        call(text + end, *args)
+
+
+def _fmt_literal(text: str) -> str:
+    """``text`` in a DPRINT format string: braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _scalar(value: SSAValue, val: Callable[[SSAValue], str]) -> str:
@@ -123,50 +158,90 @@ def _scalar(value: SSAValue, val: Callable[[SSAValue], str]) -> str:
     return f"static_cast<int32_t>({text})"
 
 
-def _object(
-    op: d.PrintOp, obj: SSAValue, cb: Callable[[SSAValue], str], tensors: dict[str, d.TensorOp]
-) -> tuple[str, str]:
-    """(static header text, C++ print item) of the printed tensor, DFB or block."""
+def _header(op: d.PrintOp, obj: SSAValue) -> str:
+    """The static first line of the printed tensor, DFB or block."""
     t = obj.type
     if isinstance(t, d.TensorType):
         owner = obj.owner
         assert isinstance(owner, d.GetTensorOp)
-        name = owner.ref.root_reference.data
-        index = tensors[name].index.value.data
-        pages = op.num_pages.value.data if op.num_pages is not None else 1
-        cols = -(-t.dims[-1] // 32)
-        header = f"<Tensor {name} shape={_shape(t.dims)} dtype={t.dtype}>"
-        item = (
-            f"ttl_print_tensor(get_arg_val<uint32_t>({index}), {pages}, {_FORMAT[t.dtype]}, {cols})"
-        )
-        return header, item
+        return f"<Tensor {owner.ref.root_reference.data} shape={_shape(t.dims)} dtype={t.dtype}>"
     if isinstance(t, d.DFBType):
         owner = obj.owner
         assert isinstance(owner, d.GetDFBOp)
         name = owner.ref.root_reference.data
-        return f"<DataflowBuffer {name} shape={_shape(t.dims)} dtype={t.dtype}>", (
-            f"ttl_print_dfb({cb(obj)})"
-        )
+        return f"<DataflowBuffer {name} shape={_shape(t.dims)} dtype={t.dtype}>"
     assert isinstance(t, d.BlockType)
     acquire = obj.owner
     assert isinstance(acquire, d.ReserveOp | d.WaitOp)
     dfb = acquire.dfb.owner
     assert isinstance(dfb, d.GetDFBOp)
-    reserved = "true" if isinstance(acquire, d.ReserveOp) else "false"
-    header = f"<Block of {dfb.ref.root_reference.data} shape={_shape(t.dims)} dtype={t.dtype}>"
-    return header, f"ttl_print_block({cb(obj)}, {t.num_tiles}, {t.dims[-1]}, {reserved})"
+    return f"<Block of {dfb.ref.root_reference.data} shape={_shape(t.dims)} dtype={t.dtype}>"
+
+
+def _slice_side(block: SSAValue, compute: bool) -> str:
+    """The TSLICE arguments after the range that pick ``block``'s side of its CB
+    (a compute kernel's thread picks it: ``emit_print``)."""
+    if compute:
+        return ""
+    if isinstance(block.owner, d.WaitOp):
+        return "TSLICE_INPUT_CB, TSLICE_RD_PTR, "
+    return "TSLICE_OUTPUT_CB, TSLICE_WR_PTR, "
+
+
+def _row_slice(cb_name: str, tile: str, side: str, dtype: str) -> str:
+    """A TileSlice of row ``row`` of tile ``tile`` of ``cb_name``: 32 values, untilized."""
+    # TSLICE holds 64 bytes of data: a row of 16-bit values; f32 rows need 128.
+    kind = "TileSlice<128>" if dtype == "f32" else "TSLICE"
+    rng = "SliceRange{row, static_cast<uint8_t>(row + 1), 1, 0, 32, 1}"
+    return f"{kind}({cb_name}, {tile}, {rng}, {side}false, true)"
+
+
+def _tile_rows(line, indent, call, cb_name: str, tile: str, side: str, dtype: str) -> None:
+    line("for (uint8_t row = 0; row < 32; ++row) {")
+    indent(1)
+    call("\n    {}", _row_slice(cb_name, tile, side, dtype))
+    indent(-1)
+    line("}")
+
+
+def _tiles(line, indent, call, block: SSAValue, tiles: int, cols: int, label, side, dtype):
+    """A block's tiles in row-major order, each a label line and 32 rows."""
+    cb_name = _cb_of_block(block)
+    line(f"for (uint32_t tile = 0; tile < {tiles}; ++tile) {{")
+    indent(1)
+    call(f"\n  {label} ({{}}, {{}}):", f"tile / {cols}", f"tile % {cols}")
+    _tile_rows(line, indent, call, cb_name, "tile", side, dtype)
+    indent(-1)
+    line("}")
+
+
+def _cb_of_block(block: SSAValue) -> str:
+    acquire = block.owner
+    assert isinstance(acquire, d.ReserveOp | d.WaitOp)
+    dfb = acquire.dfb.owner
+    assert isinstance(dfb, d.GetDFBOp)
+    return f"dfb_{dfb.ref.root_reference.data}"
+
+
+def _staged_pages(line, indent, call, op: d.PrintOp, tensor: SSAValue, pages: int, staging):
+    """Pages 0..pages-1 of ``tensor``, each read into ``staging``'s reserved page and
+    printed from there (TT-Metal prints tiles from L1)."""
+    t = tensor.type
+    assert isinstance(t, d.TensorType)
+    owner = tensor.owner
+    assert isinstance(owner, d.GetTensorOp)
+    accessor = f"tensor_{owner.ref.root_reference.data}"
+    cols = -(-t.dims[-1] // 32)
+    line(f"for (uint32_t page = 0; page < {pages}; ++page) {{")
+    indent(1)
+    line(f"cb_reserve_back({staging}, 1);")
+    line(f"noc_async_read_page(page, {accessor}, get_write_ptr({staging}));")
+    line("noc_async_read_barrier();")
+    call("\n  page {} (tile ({}, {})):", "page", f"page / {cols}", f"page % {cols}")
+    _tile_rows(line, indent, call, staging, "0", "TSLICE_OUTPUT_CB, TSLICE_WR_PTR, ", t.dtype)
+    indent(-1)
+    line("}")
 
 
 def _shape(dims: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(x) for x in dims) + ("," if len(dims) == 1 else "") + ")"
-
-
-def _merge_literals(items: list[str]) -> list[str]:
-    """Adjacent C++ string literals joined into one (one device call instead of two)."""
-    out: list[str] = []
-    for item in items:
-        if item.startswith('"') and out and out[-1].startswith('"'):
-            out[-1] = out[-1][:-1] + item[1:]
-        else:
-            out.append(item)
-    return out

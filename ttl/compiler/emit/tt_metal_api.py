@@ -17,6 +17,10 @@ DATAFLOW_HEADER = "api/dataflow/dataflow_api.h"
 
 #: The device profiler's zones (``DeviceZoneScopedN``), for either kernel kind.
 PROFILER_HEADER = "api/debug/kernel_profiler.hpp"
+#: ``DPRINT(format, ...)``, ``TSLICE`` and ``SliceRange``.
+DPRINT_HEADER = "api/debug/dprint.h"
+#: ``print_cb_details``.
+DPRINT_PAGES_HEADER = "api/debug/dprint_pages.h"
 
 #: Compute API header -> the functions of it a generated kernel may call.
 COMPUTE_HEADERS: dict[str, tuple[str, ...]] = {

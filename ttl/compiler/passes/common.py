@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
@@ -75,3 +77,12 @@ def add_dfb(operation: d.OperationOp, decl: d.DFBOp) -> None:
     indices stay as they were."""
     last = [op for op in operation.body.ops if isinstance(op, d.DFBOp | d.TensorOp)][-1]
     operation.body.block.insert_op_after(decl, last)
+
+
+def insert_at_entry(kernel: d.KernelOp, ops: Sequence[Operation]) -> None:
+    """Inserts ``ops`` before the first op of ``kernel``'s body."""
+    block = kernel.body.block
+    if block.first_op is None:
+        block.add_ops(ops)
+    else:
+        block.insert_ops_before(ops, block.first_op)

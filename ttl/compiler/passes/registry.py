@@ -11,7 +11,8 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
-    "ttl-materialize-scalers,ttl-prepare-read-back,ttl-check-conditions,ttl-assign-slots,"
+    "ttl-materialize-scalers,ttl-prepare-read-back,ttl-stage-tensor-prints,"
+    "ttl-check-conditions,ttl-assign-slots,"
     "ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce,"
     "ttl-prove-slice-bounds"
 )
@@ -28,6 +29,12 @@ def _read_back() -> type[ModulePass]:
     from ttl.compiler.passes.read_back import PrepareReadBackPass
 
     return PrepareReadBackPass
+
+
+def _print_staging() -> type[ModulePass]:
+    from ttl.compiler.passes.print_staging import StageTensorPrintsPass
+
+    return StageTensorPrintsPass
 
 
 def _conditions() -> type[ModulePass]:
@@ -92,6 +99,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "ttl-materialize-scalers": _scalers,
         "ttl-prepare-read-back": _read_back,
+        "ttl-stage-tensor-prints": _print_staging,
         "ttl-check-conditions": _conditions,
         "ttl-assign-slots": _assign,
         "ttl-check-dfb-protocol": _protocol,

@@ -20,12 +20,10 @@ tile (``emit/compute.py``); its ``ttl.fill 1.0`` stays.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, bf16
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from ttl.compiler import dialect as d
@@ -34,6 +32,7 @@ from ttl.compiler.passes.common import (
     TTLPassError,
     add_dfb,
     compiler_dfbs_allowed,
+    insert_at_entry,
     new_dfb_name,
     ttl_operations,
 )
@@ -83,14 +82,6 @@ def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
             _fill_at_entry(producer, name)
 
 
-def _insert_at_entry(kernel: d.KernelOp, ops: Sequence[Operation]) -> None:
-    block = kernel.body.block
-    if block.first_op is None:
-        block.add_ops(ops)
-    else:
-        block.insert_ops_before(ops, block.first_op)
-
-
 def _acquire(
     name: str, acquire: type[d.ReserveOp | d.WaitOp]
 ) -> tuple[d.GetDFBOp, d.ReserveOp | d.WaitOp]:
@@ -105,7 +96,7 @@ def _acquire(
 def _fill_at_entry(kernel: d.KernelOp, name: str) -> None:
     get, reserve = _acquire(name, d.ReserveOp)
     block = reserve.result
-    _insert_at_entry(kernel, [get, reserve, d.FillScalerOp(block, 1.0), d.PushOp(block)])
+    insert_at_entry(kernel, [get, reserve, d.FillScalerOp(block, 1.0), d.PushOp(block)])
 
 
 def _pack_at_entry(kernel: d.KernelOp, name: str) -> None:
@@ -113,12 +104,12 @@ def _pack_at_entry(kernel: d.KernelOp, name: str) -> None:
     block = reserve.result
     ones = d.FillOp(1.0, d.TilesType((1, 1), bf16))
     ops = [get, reserve, ones, d.StoreOp(block, ones.result, False), d.PushOp(block)]
-    _insert_at_entry(kernel, ops)
+    insert_at_entry(kernel, ops)
 
 
 def _wait_at_entry(kernel: d.KernelOp, name: str, reductions: list[d.ReduceOp]) -> None:
     get, wait = _acquire(name, d.WaitOp)
-    _insert_at_entry(kernel, [get, wait])
+    insert_at_entry(kernel, [get, wait])
     kernel.body.block.add_op(d.PopOp(wait.result))
     for reduce in reductions:
         fill = reduce.scaler.owner

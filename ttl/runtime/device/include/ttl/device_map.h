@@ -112,13 +112,23 @@
 #define TTL_PRINT_ITEM_WORDS 4
 #define TTL_PRINT_CAPACITY \
   ((TTL_PRINT_SIZE - TTL_PRINT_HEADER_BYTES) / (TTL_PRINT_ITEM_WORDS * 4))
-#define TTL_PRINT_STR 1     // a: address of a NUL-terminated string
-#define TTL_PRINT_INT 2     // a: int32
-#define TTL_PRINT_UINT 3    // a: uint32
-#define TTL_PRINT_INT64 4   // a: low word, b: high word
-#define TTL_PRINT_DFB 5     // a: DFB id (its state)
-#define TTL_PRINT_BLOCK 6   // a: DFB id, b: tiles, c: columns | reserved << 31 (at wr_ptr)
-#define TTL_PRINT_TENSOR 7  // a: DRAM base, b: pages, c: data format | tile columns << 8
+// One DPRINT call is a FORMAT item followed by its argument items (api/debug/dprint.h).
+#define TTL_PRINT_FORMAT 1  // a: format string address, b: argument items that follow
+#define TTL_PRINT_STR 2     // a: address of a NUL-terminated string
+#define TTL_PRINT_INT 3     // a: int32
+#define TTL_PRINT_UINT 4    // a: uint32
+#define TTL_PRINT_INT64 5   // a: low word, b: high word
+#define TTL_PRINT_UINT64 6  // a: low word, b: high word
+#define TTL_PRINT_FLOAT 7   // a: float32 bits
+#define TTL_PRINT_BOOL 8    // a: 0 or 1
+#define TTL_PRINT_BF16 9    // a: bfloat16 bits
+#define TTL_PRINT_CHAR 11   // a: the character
+// a: L1 address of the tile, b: h0 | h1 << 8 | hs << 16 | w0 << 24,
+// c: w1 | ws << 8 | MAX_BYTES << 16 | TTL_FMT_* << 24 | TTL_TSLICE_* flags << 28
+#define TTL_PRINT_TSLICE 10
+#define TTL_TSLICE_ENDL_ROWS 1u
+#define TTL_TSLICE_UNTILIZE 2u
+#define TTL_TSLICE_NO_CB_ACCESS 4u  // built on the math thread, which has no CBs
 
 // NOC requests are queued like coprocessor commands (word 0 = count, 8-word
 // entries from byte 32): cmd, src lo, src hi, dst lo, dst hi, size, extra,

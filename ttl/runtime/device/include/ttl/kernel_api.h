@@ -336,45 +336,7 @@ void mask_posinf_tile(uint32_t dst_data, uint32_t dst_mask);
 #endif  // !TTL_DATA_MOVEMENT_KERNEL
 
 // ------------------------------------------------------------- debugging
-// DPRINT-style printing (TT-Metal's `DPRINT << "x=" << x << ENDL();`). Each
-// `<<` appends one item to a per-hart print buffer; ENDL() ends the line and
-// ttl_print_flush() ends a print without one (Python's end=); both hand the
-// buffer to the emulator, which formats the items (strings, integers, a DFB's
-// state, a block's tiles, tensor pages) and writes whole lines prefixed with
-// the node and kernel. Kernels that do not print never touch it.
-struct DebugPrinter {};
-struct DebugLineEnd {
-  uint32_t newline;
-};
-struct DebugDFBState {
-  uint32_t cb_id;
-};
-struct DebugBlockTiles {
-  uint32_t cb_id, tiles, cols, reserved;
-};
-struct DebugTensorPages {
-  uint32_t base, num_pages, format, cols;
-};
-#define DPRINT DebugPrinter{}
-DebugLineEnd ENDL();
-DebugLineEnd ttl_print_flush();
-// The state of DFB `cb_id`: size, page size, counters, rd_ptr, wr_ptr, wr_tile_ptr.
-DebugDFBState ttl_print_dfb(uint32_t cb_id);
-// The `tiles` tiles of the block at the front (or, reserved, the back) of `cb_id`,
-// laid out `cols` tiles per row.
-DebugBlockTiles ttl_print_block(uint32_t cb_id, uint32_t tiles, uint32_t cols, bool reserved);
-// Pages 0..num_pages-1 of the interleaved DRAM tensor at `base` (TTL_FMT_* format,
-// `cols` tiles per tensor row).
-DebugTensorPages ttl_print_tensor(uint32_t base, uint32_t num_pages, uint32_t format,
-                                  uint32_t cols);
-DebugPrinter operator<<(DebugPrinter p, const char* text);
-DebugPrinter operator<<(DebugPrinter p, int32_t value);
-DebugPrinter operator<<(DebugPrinter p, uint32_t value);
-DebugPrinter operator<<(DebugPrinter p, int64_t value);
-DebugPrinter operator<<(DebugPrinter p, DebugDFBState dfb);
-DebugPrinter operator<<(DebugPrinter p, DebugBlockTiles block);
-DebugPrinter operator<<(DebugPrinter p, DebugTensorPages tensor);
-void operator<<(DebugPrinter p, DebugLineEnd end);
+// Printing: TT-Metal's DPRINT(format, ...), api/debug/dprint.h.
 
 // Profiling zones: TT-Metal's DeviceZoneScopedN(name), api/debug/kernel_profiler.hpp.
 

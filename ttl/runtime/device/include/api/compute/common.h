@@ -20,3 +20,4 @@
 
 #include "api/compile_time_args.h"
 #include "ttl/kernel_api.h"
+#include "api/compute/common_globals.h"

@@ -823,15 +823,16 @@ TTL_INLINE volatile uint32_t* print_buffer() {
 }  // namespace ttl_detail
 
 namespace ttl_impl {
-// Appends one item; a full buffer is handed to the emulator first (value 0:
-// the print continues).
+// Makes room for the `items` items of one DPRINT call: a buffer without it is
+// handed to the emulator first (value 0: the print continues), so a call's
+// format and arguments are formatted together.
+TTL_IMPL void print_begin(uint32_t items) {
+  if (print_buffer()[0] + items > TTL_PRINT_CAPACITY) doorbell(TTL_MMIO_PRINT, 0);
+}
+// Appends one item (after print_begin made room for it).
 TTL_IMPL void print_item(uint32_t tag, uint32_t a, uint32_t b, uint32_t c) {
   volatile uint32_t* q = print_buffer();
   uint32_t n = q[0];
-  if (n >= TTL_PRINT_CAPACITY) {
-    doorbell(TTL_MMIO_PRINT, 0);
-    n = 0;
-  }
   volatile uint32_t* e = q + TTL_PRINT_HEADER_BYTES / 4 + n * TTL_PRINT_ITEM_WORDS;
   e[0] = tag;
   e[1] = a;
@@ -842,52 +843,6 @@ TTL_IMPL void print_item(uint32_t tag, uint32_t a, uint32_t b, uint32_t c) {
 static_assert(TTL_PRINT_ITEM_WORDS == 4, "print item layout");
 }  // namespace ttl_impl
 
-TTL_INLINE DebugLineEnd ENDL() { return DebugLineEnd{1}; }
-TTL_INLINE DebugLineEnd ttl_print_flush() { return DebugLineEnd{0}; }
-TTL_INLINE DebugDFBState ttl_print_dfb(uint32_t cb_id) { return DebugDFBState{cb_id}; }
-TTL_INLINE DebugBlockTiles ttl_print_block(uint32_t cb_id, uint32_t tiles, uint32_t cols,
-                                           bool reserved) {
-  return DebugBlockTiles{cb_id, tiles, cols, reserved ? 1u : 0u};
-}
-TTL_INLINE DebugTensorPages ttl_print_tensor(uint32_t base, uint32_t num_pages, uint32_t format,
-                                             uint32_t cols) {
-  return DebugTensorPages{base, num_pages, format, cols};
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, const char* text) {
-  ttl_impl::print_item(TTL_PRINT_STR, reinterpret_cast<uint32_t>(text), 0, 0);
-  return p;
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, int32_t value) {
-  ttl_impl::print_item(TTL_PRINT_INT, static_cast<uint32_t>(value), 0, 0);
-  return p;
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, uint32_t value) {
-  ttl_impl::print_item(TTL_PRINT_UINT, value, 0, 0);
-  return p;
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, int64_t value) {
-  uint64_t bits = static_cast<uint64_t>(value);
-  ttl_impl::print_item(TTL_PRINT_INT64, static_cast<uint32_t>(bits),
-                       static_cast<uint32_t>(bits >> 32), 0);
-  return p;
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, DebugDFBState dfb) {
-  ttl_impl::print_item(TTL_PRINT_DFB, dfb.cb_id, 0, 0);
-  return p;
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, DebugBlockTiles block) {
-  ttl_impl::print_item(TTL_PRINT_BLOCK, block.cb_id, block.tiles,
-                       block.cols | block.reserved << 31);
-  return p;
-}
-TTL_INLINE DebugPrinter operator<<(DebugPrinter p, DebugTensorPages t) {
-  ttl_impl::print_item(TTL_PRINT_TENSOR, t.base, t.num_pages, t.format | t.cols << 8);
-  return p;
-}
-TTL_INLINE void operator<<(DebugPrinter, DebugLineEnd end) {
-  if (end.newline) ttl_impl::print_item(TTL_PRINT_STR, reinterpret_cast<uint32_t>("\n"), 0, 0);
-  ttl_detail::doorbell(TTL_MMIO_PRINT, 1);
-}
 namespace ttl_detail {
 // The zone of DeviceZoneScopedN (api/debug/kernel_profiler.hpp): its construction
 // and destruction ring the signpost doorbells with the name's address, one store

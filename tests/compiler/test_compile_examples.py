@@ -117,11 +117,16 @@ def test_eltwise_cpp_single_tile():
         """
         CHECK: constexpr uint32_t dfb_a_dfb = get_compile_time_arg_val(0);
         CHECK: void kernel_main() {
-        CHECK-NEXT: const auto tensor_a = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-NEXT: constexpr auto tensor_a_args = TensorAccessorArgs<{{[0-9]+}}>();
+        CHECK-NEXT: const auto tensor_a = TensorAccessor(tensor_a_args,
         CHECK-SAME: get_arg_val<uint32_t>(0), 2048);
-        CHECK-NEXT: const auto tensor_b = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-NEXT: constexpr auto tensor_b_args = TensorAccessorArgs<
+        CHECK-SAME: tensor_a_args.next_compile_time_args_offset()>();
+        CHECK-NEXT: const auto tensor_b = TensorAccessor(tensor_b_args,
         CHECK-SAME: get_arg_val<uint32_t>(1), 2048);
-        CHECK-NEXT: const auto tensor_c = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK-NEXT: constexpr auto tensor_c_args = TensorAccessorArgs<
+        CHECK-SAME: tensor_b_args.next_compile_time_args_offset()>();
+        CHECK-NEXT: const auto tensor_c = TensorAccessor(tensor_c_args,
         CHECK-SAME: get_arg_val<uint32_t>(2), 2048);
         CHECK: for (int32_t r = 0; r < 2; ++r) {
         CHECK: for (int32_t col = 0; col < 4; ++col) {
@@ -136,7 +141,8 @@ def test_eltwise_cpp_single_tile():
         result.sources["write.cpp"],
         """
         CHECK: constexpr uint32_t dfb_y_dfb = get_compile_time_arg_val(0);
-        CHECK: const auto tensor_y = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK: constexpr auto tensor_y_args = TensorAccessorArgs<{{[0-9]+}}>();
+        CHECK-NEXT: const auto tensor_y = TensorAccessor(tensor_y_args,
         CHECK-SAME: get_arg_val<uint32_t>(3), 2048);
         CHECK: cb_wait_front(dfb_y_dfb, 1);
         CHECK-NEXT: const uint32_t y_blk_addr = get_read_ptr(dfb_y_dfb);

@@ -376,3 +376,60 @@ def test_kernels_that_print_build_for_hardware_on_every_processor(headers, tmp_p
     results = hardware_check.check_bundle(bundle, root=headers)
     assert {r.processor for r in results} == set(Processor)
     assert all(r.ok for r in results), [r.output for r in results if not r.ok]
+
+
+TWO_TENSORS = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def two(a, b, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+    b_dfb = ttl.make_dataflow_buffer_like(b, shape=(1, 1), block_count=2)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def read():
+        for col in range(2):
+            with a_dfb.reserve() as a_blk, b_dfb.reserve() as b_blk:
+                ttl.copy(a[0, col], a_blk).wait()
+                ttl.copy(b[0, col], b_blk).wait()
+
+    @ttl.compute()
+    def compute():
+        for _ in range(2):
+            with a_dfb.wait() as x, b_dfb.wait() as z, y_dfb.reserve() as o:
+                o.store(x + z)
+
+    @ttl.datamovement()
+    def write():
+        for col in range(2):
+            with y_dfb.wait() as blk:
+                ttl.copy(blk, y[0, col]).wait()
+"""
+
+# TT-Metal's TensorAccessorArgs of an L1-sharded 1x2-page tensor over two cores, all
+# compile-time: config Sharded, page size, rank, bank count, tensor shape and shard
+# shape in pages, the two bank coordinates packed in one word.
+SHARDED_ARGS = [1, 2048, 2, 2, 1, 2, 1, 1, (1 << 8 | 1) | (2 << 8 | 1) << 16]
+
+
+def test_a_kernel_builds_with_a_sharded_tensors_accessor_args(headers, tmp_path):
+    """A host dispatching a sharded tensor passes its own, longer TensorAccessorArgs:
+    the reader chains each tensor's offset from the previous one's, so it compiles."""
+    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
+
+    src = tmp_path / "two.py"
+    src.write_text(TWO_TENSORS)
+    specs = {"a": "bf16[32,64]", "b": "bf16[32,64]", "y": "bf16[32,64]"}
+    result = compile_operation(load_operation(str(src), "two"), specs)
+    bundle = write_bundle_sources(result, tmp_path / "two.bundle")
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    (read,) = [k for k in manifest["kernels"] if k["name"] == "read"]
+    args = read["compile_time_args"]
+    first = [i for i, a in enumerate(args) if a["name"].startswith("tensor_a.")]
+    assert len(first) == 2  # the interleaved form: config and page size
+    sharded = [{"name": f"tensor_a.sharded[{i}]", "value": v} for i, v in enumerate(SHARDED_ARGS)]
+    read["compile_time_args"] = args[: first[0]] + sharded + args[first[-1] + 1 :]
+    (bundle / "manifest.json").write_text(json.dumps(manifest))
+    results = [r for r in hardware_check.check_bundle(bundle, root=headers) if r.kernel == "read"]
+    assert results and all(r.ok for r in results), [r.output for r in results]

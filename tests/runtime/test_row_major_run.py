@@ -142,8 +142,8 @@ def test_row_copies_are_one_noc_request_per_row_segment(tmp_path):
     assert "box_addr + row1 * 64, 64);" in cpp["read.cpp"]
     # Rows of 96 bytes are 96-byte pages (32-byte aligned).
     assert (
-        "const auto tensor_x = TensorAccessor(TensorAccessorArgs<2>(), "
-        "get_arg_val<uint32_t>(0), 96);" in cpp["read.cpp"]
+        "const auto tensor_x = TensorAccessor(tensor_x_args, get_arg_val<uint32_t>(0), 96);"
+        in cpp["read.cpp"]
     )
     assert "noc_async_write(box_addr + row1 * 64, tensor_y.get_noc_addr(" in cpp["write.cpp"]
 

@@ -49,7 +49,7 @@ def test_base_tensor_is_a_tensor_accessor_in_data_movement(extern_compile):
     filecheck(
         r.sources["data_movement.cpp"],
         """
-        CHECK: const auto tensor_inp = TensorAccessor(TensorAccessorArgs<{{[0-9]+}}>(),
+        CHECK: const auto tensor_inp = TensorAccessor(tensor_inp_args,
         CHECK-SAME: get_arg_val<uint32_t>(0), 4096);
         CHECK: read(tensor_inp);
         """,

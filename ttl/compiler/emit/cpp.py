@@ -7,8 +7,9 @@ Conventions (also recorded in the manifest, see docs/manifest.md and
 * DFB physical indices are compile-time args, in ascending physical index of
   the DFBs the kernel uses: ``constexpr uint32_t dfb_<name> = get_compile_time_arg_val(k);``
 * Runtime arg ``i`` is the address of operation tensor ``i``; a data-movement
-  kernel wraps it as ``TensorAccessor(TensorAccessorArgs<k>(), addr, page_size)``,
-  its ``TensorAccessorArgs`` following the DFB indices in the compile-time args.
+  kernel wraps it as ``TensorAccessor(tensor_<name>_args, addr, page_size)``, its
+  ``TensorAccessorArgs`` following the DFB indices in the compile-time args, each
+  tensor's at the previous one's ``next_compile_time_args_offset()``.
 * NOC coordinates of other nodes come from runtime args (``noc_x_of(column)``,
   ``noc_y_of(row)``), never from constants in the code.
 * Every kernel defines ``void kernel_main()``; a comment precedes the code of
@@ -331,6 +332,7 @@ class KernelEmitter(SyncEmitMixin):
         self.namer = Namer(
             {f"dfb_{n}" for n in self.dfbs}
             | {f"tensor_{n}" for n in self.tensors}
+            | {f"tensor_{n}_args" for n in self.tensors}
             | {"kernel_main"}
         )
         self.names: dict[SSAValue, str] = {}
@@ -406,16 +408,19 @@ class KernelEmitter(SyncEmitMixin):
         body: list[str] = []
         self.lines = body
         tensor_args = []
-        cta = len(self.used_dfbs)
+        # Each tensor's TensorAccessorArgs start where the previous one's end, as in
+        # TT-Metal's kernels: a host may pass any tensor's own (sharded) form.
+        offset = str(len(self.used_dfbs))
         for name in self.used_tensors if not k.is_compute else []:
             t = self.tensors[name]
             page = tensor_page_bytes(t.tensor_type)
+            self.line(f"constexpr auto tensor_{name}_args = TensorAccessorArgs<{offset}>();")
             self.line(
-                f"const auto tensor_{name} = TensorAccessor(TensorAccessorArgs<{cta}>(), "
+                f"const auto tensor_{name} = TensorAccessor(tensor_{name}_args, "
                 f"get_arg_val<uint32_t>({t.index.value.data}), {page});"
             )
             tensor_args.append((name, page))
-            cta += len(kernel_args.tensor_accessor_args(page))
+            offset = f"tensor_{name}_args.next_compile_time_args_offset()"
         self.declare_semaphores(self.semaphores)
         self.region(k.body.block)
         head = [

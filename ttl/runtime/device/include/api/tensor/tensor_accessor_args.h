@@ -38,6 +38,9 @@ struct TensorAccessorArgs {
   static constexpr bool is_dram = config & static_cast<uint32_t>(tensor_accessor::ArgConfig::IsDram);
   static_assert(!(config & static_cast<uint32_t>(tensor_accessor::ArgConfig::RuntimePageSize)),
                 "the emulator reads the page size from the compile-time args only");
+  static_assert(!is_sharded,
+                "the emulator takes interleaved TensorAccessorArgs: it places an L1-sharded "
+                "tensor itself and passes its shard descriptor as the tensor's address");
   static constexpr uint32_t AlignedPageSize = get_compile_time_arg_val(CTA_OFFSET + 1);
   static constexpr uint32_t NumArgsCT = 2;
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -46,6 +47,11 @@ def normalize_dtype(dtype: object) -> str:
     return _DTYPE_ALIASES[key]
 
 
+#: The most elements a tensor may have: kernels index its pages and elements with
+#: 32-bit integers.
+MAX_TENSOR_ELEMENTS = 1 << 31
+
+
 @dataclass(frozen=True)
 class TensorSpec:
     """Shape (in elements), dtype (``bf16``/``f32``/``bfp8``) and layout of a tensor.
@@ -69,6 +75,11 @@ class TensorSpec:
             )
         if any(d <= 0 for d in self.shape):
             raise ValueError(f"tensor dimensions must be positive, got shape {self.shape}")
+        if math.prod(self.shape) > MAX_TENSOR_ELEMENTS:
+            raise ValueError(
+                f"a tensor of shape {self.shape} has {math.prod(self.shape)} elements, more "
+                f"than the {MAX_TENSOR_ELEMENTS} (2**31) kernels index with 32-bit integers"
+            )
         if self.layout == ROW_MAJOR:
             if not self.shape:
                 raise ValueError("a row-major tensor needs at least 1 dimension, got shape ()")

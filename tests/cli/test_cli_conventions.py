@@ -88,3 +88,14 @@ def test_one_version_everywhere() -> None:
     from importlib.metadata import version
 
     assert version("ttl") == VERSION
+
+
+def test_ttlc_refuses_a_tensor_too_large_for_32_bit_indices(tmp_path: Path) -> None:
+    """bf16[4194304,4194304] has 2**44 elements: a usage error, not an overflowing index."""
+    src = ROOT / "examples" / "basic" / "eltwise_single_tile.py"
+    spec = "bf16[4194304,4194304]"
+    args = [f"--arg={n}={spec}" for n in "abcy"]
+    proc = _run("ttlc", f"--src={src}", "--operation=eltwise_single_tile", *args)
+    assert proc.returncode in (1, 2), proc.stdout
+    assert "more than the 2147483648 (2**31) kernels index with 32-bit integers" in proc.stderr
+    assert "Traceback" not in proc.stderr

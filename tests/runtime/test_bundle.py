@@ -263,3 +263,96 @@ def test_rejects_a_read_only_output(eltwise_bundle):
     y.flags.writeable = True
     run(eltwise_bundle, a, b, c, y)
     np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
+
+
+# ------------------------------------------------- bundles as untrusted input
+def _check_bundle_problems(path):
+    import sys
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parents[2] / "ttl/rules/private/tools"
+    sys.path.insert(0, str(tools))
+    try:
+        import check_bundle
+    finally:
+        sys.path.remove(str(tools))
+    return check_bundle.check_bundle(str(path))
+
+
+@pytest.mark.parametrize("member", ["manifest.json", "elf/compute.elf"])
+def test_a_bundle_file_that_is_dev_zero_is_refused_not_read(eltwise_bundle, tmp_path, member):
+    bad = _copy(eltwise_bundle, tmp_path)
+    if member != "manifest.json":
+        (bad / member).unlink()
+    else:
+        (bad / member).rename(bad / "real-manifest.json")
+    (bad / member).symlink_to("/dev/zero")
+    with pytest.raises(BundleError, match="not a regular file \\(a character device\\)"):
+        load_bundle(bad)
+    assert any("character device" in p or "unreadable" in p for p in _check_bundle_problems(bad))
+
+
+def test_a_fifo_in_a_bundle_does_not_block_its_readers(eltwise_bundle, tmp_path):
+    import os
+
+    bad = _copy(eltwise_bundle, tmp_path)
+    (bad / "elf/compute.elf").unlink()
+    os.mkfifo(bad / "elf/compute.elf")
+    with pytest.raises(BundleError, match="a FIFO"):
+        load_bundle(bad)
+    assert any("a FIFO" in p for p in _check_bundle_problems(bad))
+
+
+def _edited(eltwise_bundle, tmp_path, edit):
+    bad = _copy(eltwise_bundle, tmp_path)
+    m = json.loads((bad / "manifest.json").read_text())
+    edit(m)
+    (bad / "manifest.json").write_text(json.dumps(m))
+    return bad
+
+
+def _set_source(m, source):
+    m["kernels"][0]["source"] = source
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: _set_source(m, "../../../outside/compute.cpp"), "is a file name in the"),
+        (lambda m: _set_source(m, ".hidden.cpp"), "is a file name in the"),
+        (lambda m: m["tensors"][1].update(index=0), "numbered 0..n-1, one each"),
+        (lambda m: m.update(kernels=[]), "lists no kernels"),
+        (lambda m: m["tensors"][0].update(shape="6412"), "a shape is a list of positive"),
+        (
+            lambda m: m["tensors"][0].update(shape=[1 << 22, 1 << 22]),
+            "has more than 2147483648 elements",
+        ),
+    ],
+    ids=[
+        "source-escapes",
+        "hidden-source",
+        "duplicate-index",
+        "no-kernels",
+        "string-shape",
+        "huge",
+    ],
+)
+def test_a_manifest_that_breaks_the_bundle_rules_is_refused(
+    eltwise_bundle, tmp_path, edit, message
+):
+    with pytest.raises(BundleError, match=message):
+        load_bundle(_edited(eltwise_bundle, tmp_path, edit))
+
+
+def test_a_deeply_nested_manifest_is_an_error_not_a_recursion_error(eltwise_bundle, tmp_path):
+    bad = _copy(eltwise_bundle, tmp_path)
+    (bad / "manifest.json").write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(BundleError, match="nested too deeply"):
+        load_bundle(bad)
+
+
+def test_check_bundle_reports_a_tampered_manifest_without_a_traceback(eltwise_bundle, tmp_path):
+    bad = _edited(eltwise_bundle, tmp_path, lambda m: m["bundle"]["files"].update({"../x": "h"}))
+    assert "listed file '../x' is not a path inside the bundle" in _check_bundle_problems(bad)
+    empty = _edited(eltwise_bundle, tmp_path / "e", lambda m: m.update(kernels=[]))
+    assert "manifest.json lists no kernels" in _check_bundle_problems(empty)

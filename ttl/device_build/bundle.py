@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +27,60 @@ MANIFEST = "manifest.json"
 KERNELS = "kernels"
 ELFS = "elf"
 IR = "operation.mlir"
+
+
+#: The largest ``manifest.json`` and kernel ELF a reader accepts: far above what the
+#: compiler writes (kilobytes; an ELF's code and data fit the kernel's 1 MiB LOCAL),
+#: so a bundle cannot make a reader allocate without bound.
+MAX_MANIFEST_BYTES = 16 << 20
+MAX_SOURCE_BYTES = 16 << 20
+MAX_ELF_BYTES = 64 << 20
+
+
+class UnsafeBundleFileError(ValueError):
+    """A bundle file that cannot be read safely: a path leaving the bundle, or not a
+    regular file of bounded size (a FIFO would block the reader, ``/dev/zero`` never ends)."""
+
+
+def bundle_member(root: str | os.PathLike, rel: str) -> str:
+    """The path of ``rel`` inside bundle ``root``; ``rel`` must be a relative path with
+    no ``..`` component (manifest entries are untrusted input)."""
+    parts = rel.replace("\\", "/").split("/")
+    if not rel or os.path.isabs(rel) or any(p in ("", ".", "..") for p in parts):
+        raise UnsafeBundleFileError(f"{rel!r} is not a path inside the bundle")
+    return os.path.join(os.fspath(root), *parts)
+
+
+def read_bounded(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of the regular file at ``path`` (symlinks followed: Bazel's runfiles
+    and sandboxes present bundle files as symlinks), at most ``limit`` of them.
+
+    Raises :class:`UnsafeBundleFileError` for anything else (a FIFO, a device, a
+    directory, a larger file) without blocking; OSError if it cannot be opened.
+    """
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _file_kind(info.st_mode)
+            raise UnsafeBundleFileError(f"{path} is not a regular file ({kind})")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafeBundleFileError(f"{path} is larger than the {limit} bytes such a file may have")
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "a special file"
 
 
 def digest_bytes(data: bytes) -> str:

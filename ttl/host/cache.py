@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ttl.device_build import bundle as bundle_format
 from ttl.host import toolchain
 
 KEY_VERSION = "ttl-jit-cache/2"  # bump when the entry layout changes
@@ -230,10 +231,11 @@ def _damage(path: Path, key: str) -> str | None:
     """What is wrong with the entry at ``path``, or None if its record vouches for it."""
     if not path.is_dir() or path.is_symlink():
         return "not a directory"
-    try:
-        record = json.loads((path / ENTRY_RECORD).read_text(encoding="utf-8"))
-        manifest = (path / "manifest.json").read_bytes()
-    except (OSError, ValueError) as e:
+    try:  # bounded reads: an entry's files may be anything (a FIFO, /dev/zero)
+        limit = bundle_format.MAX_MANIFEST_BYTES
+        record = json.loads(bundle_format.read_bounded(path / ENTRY_RECORD, limit))
+        manifest = bundle_format.read_bounded(path / bundle_format.MANIFEST, limit)
+    except (OSError, ValueError, RecursionError) as e:
         return f"unreadable: {getattr(e, 'strerror', None) or e}"
     if not isinstance(record, dict) or record.get("key") != key:
         return "its record names another entry"

@@ -289,6 +289,23 @@ def call_options(call: str | CompilerOptions | None, loc: SourceLoc | None) -> C
     return merged
 
 
+def _not_for(
+    bundle: Bundle, op: Operation, specs: dict[str, TensorSpec], target: str
+) -> str | None:
+    """Why a cache entry's bundle is not one of ``op`` for ``specs`` on ``target`` (an
+    entry swapped in from another operation, records and all), or None."""
+    identity = bundle.manifest.get("operation", {}).get("identity")
+    if identity != op.identity:
+        return f"is a bundle of operation {bundle.operation!r} ({identity}), not of {op.name!r}"
+    if bundle.target != target:
+        return f"is built for {bundle.target}, not {target}"
+    have = {t.name: (t.shape, t.layout) for t in bundle.tensors}
+    want = {name: (spec.shape, spec.layout) for name, spec in specs.items()}
+    if have != want:
+        return f"takes tensors {have}, not {want}"
+    return None
+
+
 def _bundle(
     op: Operation,
     key: str,
@@ -305,6 +322,9 @@ def _bundle(
     if path is not None:
         try:
             bundle = load_bundle(path)
+            problem = _not_for(bundle, op, specs, target)
+            if problem is not None:
+                raise BundleError(f"{path} {problem}")
         except BundleError as e:  # a damaged file its record cannot see: rebuild it below
             print(f"ttl: discarding the damaged cache entry ({e}); rebuilding it", file=sys.stderr)
             bundle = None

@@ -9,6 +9,7 @@ defined, and bundles are written, by :mod:`ttl.device_build.bundle`.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.sharding import DESCRIPTOR_BASE, ShardedTensor, ShardLayout
 from ttl.runtime.tensors import Bfp8Tensor, DramTensor, is_torch, like_input, to_numpy
 from ttl.runtime.tiles import data_format
-from ttl.specs import ROW_MAJOR
+from ttl.specs import MAX_TENSOR_ELEMENTS, ROW_MAJOR
 
 MANIFEST_SCHEMA = "ttl.manifest"
 MANIFEST_VERSIONS = (1,)
@@ -86,9 +87,16 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
     """Reads and validates the bundle at ``path``; raises BundleError saying what is wrong."""
     root = Path(path)
     try:
-        manifest = json.loads((root / bundle_format.MANIFEST).read_text(encoding="utf-8"))
+        raw = bundle_format.read_bounded(
+            root / bundle_format.MANIFEST, bundle_format.MAX_MANIFEST_BYTES
+        )
+        manifest = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise BundleError(f"{root} is not a bundle: it has no manifest.json") from None
+    except bundle_format.UnsafeBundleFileError as e:
+        raise BundleError(f"{root} is not a usable bundle: {e}") from None
+    except RecursionError:
+        raise BundleError(f"{root}/manifest.json is unreadable: nested too deeply") from None
     except (OSError, ValueError) as e:
         raise BundleError(f"{root}/manifest.json is unreadable: {e}") from None
     where = f"{root}/manifest.json"
@@ -122,13 +130,20 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
         TensorSignature(
             t["name"],
             int(t["index"]),
-            tuple(int(s) for s in t["shape"]),
+            _shape(t, where),
             data_format(t["dtype"]).name,
             bool(t.get("written", True)),
             _layout(t, where),
         )
         for t in sorted(m["tensors"], key=lambda t: t["index"])
     ]
+    if [t.index for t in tensors] != list(range(len(tensors))):
+        raise BundleError(
+            f"{where}: the tensors must be numbered 0..n-1, one each; their indices are "
+            f"{[t.index for t in tensors]}: rebuild the operation"
+        )
+    if not m["kernels"]:
+        raise BundleError(f"{where}: the manifest lists no kernels: rebuild the operation")
     dfbs = [
         DFBConfig(
             int(d["physical_index"]),
@@ -142,7 +157,13 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     ]
     kernels = []
     for k in m["kernels"]:
-        rel = f"elf/{os.path.splitext(k['source'])[0]}.elf"
+        source = k["source"]
+        if not isinstance(source, str) or "/" in source or "\\" in source or source[:1] in ".":
+            raise BundleError(
+                f"{where}: kernel '{k['name']}' has source {source!r}; a kernel source is a "
+                "file name in the bundle's kernels/ directory"
+            )
+        rel = f"elf/{os.path.splitext(source)[0]}.elf"
         raw, digest = _check_file(root, rel, files, where, f"kernel '{k['name']}'")
         try:
             image = ElfImage.from_bytes(raw, str(root / rel), digest)
@@ -177,6 +198,24 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
         [e["initial_value"] for e in sems],
         [str(e["name"]) for e in sems],
     )
+
+
+def _shape(entry: dict, where: str) -> tuple[int, ...]:
+    """A manifest tensor's shape: a list of positive ints of bounded size."""
+    shape = entry["shape"]
+    if not isinstance(shape, list) or not all(
+        isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape
+    ):
+        raise BundleError(
+            f"{where}: tensor '{entry['name']}' has shape {shape!r}; a shape is a list of "
+            "positive integers"
+        )
+    if math.prod(shape) > MAX_TENSOR_ELEMENTS:
+        raise BundleError(
+            f"{where}: tensor '{entry['name']}' of shape {shape} has more than "
+            f"{MAX_TENSOR_ELEMENTS} elements"
+        )
+    return tuple(shape)
 
 
 def _layout(entry: dict, where: str) -> str:
@@ -223,7 +262,11 @@ def _check_file(
     if rel not in files:
         raise BundleError(f"{where}: {what} has no {rel} in the bundle's file list")
     try:
-        raw = (root / rel).read_bytes()
+        raw = bundle_format.read_bounded(
+            bundle_format.bundle_member(root, rel), bundle_format.MAX_ELF_BYTES
+        )
+    except bundle_format.UnsafeBundleFileError as e:
+        raise BundleError(f"{what}: {e}") from None
     except OSError:
         raise BundleError(f"{root / rel} ({what}) is missing from the bundle") from None
     recorded = bundle_format.digest_bytes(raw)

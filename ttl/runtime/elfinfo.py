@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ttl.device_build import bundle as bundle_format
 from ttl.runtime import memmap
 from ttl.runtime.errors import LaunchError
 
@@ -125,7 +126,9 @@ class ElfImage:
     def load(cls, path: str | os.PathLike) -> ElfImage:
         path = str(path)
         try:
-            raw = Path(path).read_bytes()
+            raw = bundle_format.read_bounded(path, bundle_format.MAX_ELF_BYTES)
+        except bundle_format.UnsafeBundleFileError as e:
+            raise LaunchError(f"cannot read kernel ELF: {e}") from None
         except OSError as e:
             raise LaunchError(f"cannot read kernel ELF {path}: {e.strerror}") from None
         return cls.from_bytes(raw, path)
@@ -179,9 +182,12 @@ class ElfImage:
         lines = self._sources.get(cpp_file)
         if lines is None:
             try:
-                path = Path(self.path).resolve().parent.parent / cpp_file
-                lines = path.read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
+                path = bundle_format.bundle_member(
+                    Path(self.path).resolve().parent.parent, cpp_file
+                )
+                text = bundle_format.read_bounded(path, bundle_format.MAX_SOURCE_BYTES)
+                lines = text.decode("utf-8").splitlines()
+            except (OSError, UnicodeDecodeError, bundle_format.UnsafeBundleFileError):
                 lines = []
             self._sources[cpp_file] = lines
         return _origin_of(lines, cpp_line)

@@ -142,6 +142,15 @@ def test_damaged_cache_entry_is_rebuilt(add_mul, monkeypatch, fresh_jit):
     assert cache.STATS.misses == 2
 
 
+def _replace(path, target):
+    """``path`` replaced by a symlink to ``target``, or by a FIFO (``target`` None)."""
+    path.unlink()
+    if target is None:
+        os.mkfifo(path)
+    else:
+        path.symlink_to(target)
+
+
 def _damage_manifest(entry):
     manifest = entry / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"grid"', '"grid" ', 1))
@@ -155,8 +164,20 @@ def _damage_manifest(entry):
         (lambda e: (e / "manifest.json").unlink(), "unreadable"),
         (lambda e: (e / ".ttl-entry.json").write_text("{"), "unreadable"),
         (lambda e: (shutil.rmtree(e), e.write_text("x")), "not a directory"),
+        (lambda e: _replace(e / "manifest.json", "/dev/zero"), "a character device"),
+        (lambda e: _replace(e / "elf" / "compute.elf", "/dev/zero"), "a character device"),
+        (lambda e: _replace(e / "elf" / "compute.elf", None), "a FIFO"),
     ],
-    ids=["edited-manifest", "empty-manifest", "no-manifest", "bad-record", "a-file"],
+    ids=[
+        "edited-manifest",
+        "empty-manifest",
+        "no-manifest",
+        "bad-record",
+        "a-file",
+        "manifest-dev-zero",
+        "elf-dev-zero",
+        "elf-fifo",
+    ],
 )
 def test_every_damaged_entry_heals(add_mul, monkeypatch, fresh_jit, capsys, damage, notice):
     """Any damage to an entry, the manifest included, is noticed, discarded and rebuilt."""
@@ -172,6 +193,35 @@ def test_every_damaged_entry_heals(add_mul, monkeypatch, fresh_jit, capsys, dama
     assert (cache.STATS.misses, cache.STATS.hits) == (2, 1)
     err = capsys.readouterr().err
     assert err.count("ttl: discarding the damaged cache entry") == 1 and notice in err
+
+
+def test_an_entry_swapped_in_from_another_operation_is_not_used(
+    add_mul, monkeypatch, fresh_jit, tmp_path, capsys
+):
+    """Two operations of one signature: the entry of one, moved under the other's key
+    with its record rewritten, is noticed on the hit path and rebuilt."""
+    source = EXAMPLE_OP.read_text().replace("a_blk * b_blk + c_blk", "a_blk * b_blk - c_blk")
+    path = tmp_path / "sub_op.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("jit_sub_op", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b, c, y = _inputs((32, 32))
+    add_mul(a, b, c, y)
+    module.eltwise_add_mul(a, b, c, y)
+    root = fresh_jit / "bundles"
+    add_key, sub_key = cache.STATS.compiled
+    shutil.rmtree(root / sub_key)
+    shutil.copytree(root / add_key, root / sub_key)
+    record = json.loads((root / sub_key / ".ttl-entry.json").read_text())
+    (root / sub_key / ".ttl-entry.json").write_text(json.dumps({**record, "key": sub_key}))
+    monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
+    y[...] = 0
+    module.eltwise_add_mul(a, b, c, y)
+    a32, b32, c32 = (x.astype(np.float32) for x in (a, b, c))
+    np.testing.assert_allclose(y.astype(np.float32), a32 * b32 - c32, atol=2.0**-6)  # not + c
+    err = capsys.readouterr().err
+    assert "discarding the damaged cache entry" in err and "is a bundle of operation" in err
 
 
 def test_killed_builds_are_cleaned_and_entries_follow_the_umask(add_mul, fresh_jit):

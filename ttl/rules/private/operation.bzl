@@ -446,6 +446,7 @@ def ttl_bundle_test(name, operation, size = "small", **kwargs):
         main = checker,
         args = ["$(rootpaths %s)" % operation],
         data = [operation],
+        deps = [Label("//ttl/rules/private/tools:check_bundle_lib")],
         python_version = "PY3",
         **kwargs
     )

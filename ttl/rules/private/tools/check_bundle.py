@@ -1,7 +1,9 @@
 """Checks a TT-Lang bundle built by `ttl_operation` (run by `ttl_bundle_test`).
 
-Verifies: every file the manifest's `bundle.files` lists exists with that
-SHA-256 and no other file is present; every logical kernel has its C++
+Verifies: every file the manifest's `bundle.files` lists exists inside the
+bundle (no `..`), is a regular file of bounded size (symlinks are followed, as
+Bazel's runfiles present files) with that SHA-256, and no other file is present;
+the manifest lists kernels, each by a file name; every logical kernel has its C++
 source and an RV32 RISC-V executable ELF; no file embeds an absolute build
 path (sandbox, exec root or output base), so the bundle is relocatable and
 reproducible.
@@ -15,6 +17,8 @@ import os
 import struct
 import sys
 
+from ttl.device_build import bundle as bundle_format
+
 _EM_RISCV = 243
 _BUILD_PATH_MARKERS = (b"/execroot/", b"/sandbox/", b"/bazel-workers/", b"/_bazel_")
 
@@ -22,10 +26,16 @@ _BUILD_PATH_MARKERS = (b"/execroot/", b"/sandbox/", b"/bazel-workers/", b"/_baze
 def check_bundle(bundle: str) -> list[str]:
     """Returns the problems found (empty when the bundle is good)."""
     problems: list[str] = []
-    with open(os.path.join(bundle, "manifest.json"), encoding="utf-8") as f:
-        manifest = json.load(f)
-    listed = manifest.get("bundle", {}).get("files", {})
-    if not listed:
+    try:
+        raw = bundle_format.read_bounded(
+            os.path.join(bundle, bundle_format.MANIFEST), bundle_format.MAX_MANIFEST_BYTES
+        )
+        manifest = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as e:
+        return [f"manifest.json is unreadable: {getattr(e, 'strerror', None) or e}"]
+    section = manifest.get("bundle") if isinstance(manifest, dict) else None
+    listed = section.get("files") if isinstance(section, dict) else None
+    if not listed or not isinstance(listed, dict):
         return ["manifest.json has no bundle.files section"]
     present = set()
     for root, _, names in os.walk(bundle):
@@ -36,27 +46,48 @@ def check_bundle(bundle: str) -> list[str]:
     for rel in sorted(present - set(listed)):
         problems.append(f"{rel}: present but not listed in manifest.json")
     for rel, digest in sorted(listed.items()):
-        path = os.path.join(bundle, rel)
-        if not os.path.isfile(path):
+        try:
+            path = bundle_format.bundle_member(bundle, rel)
+        except bundle_format.UnsafeBundleFileError as e:
+            problems.append(f"listed file {e}")
+            continue
+        if not os.path.lexists(path):
             problems.append(f"{rel}: listed in manifest.json but missing")
             continue
-        with open(path, "rb") as f:
-            data = f.read()
+        try:
+            data = bundle_format.read_bounded(path, bundle_format.MAX_ELF_BYTES)
+        except (OSError, bundle_format.UnsafeBundleFileError) as e:
+            problems.append(f"{rel}: {getattr(e, 'strerror', None) or e}")
+            continue
         if "sha256:" + hashlib.sha256(data).hexdigest() != digest:
             problems.append(f"{rel}: content does not match its manifest hash")
         for marker in _BUILD_PATH_MARKERS:
             if marker in data:
                 problems.append(f"{rel}: embeds an absolute build path ({marker.decode()!r})")
-    for kernel in manifest.get("kernels", []):
-        source = "kernels/" + kernel["source"]
-        elf = "elf/" + os.path.splitext(kernel["source"])[0] + ".elf"
-        if source not in listed:
-            problems.append(f"kernel {kernel['name']}: no source {source}")
-        if elf not in listed:
-            problems.append(f"kernel {kernel['name']}: no ELF {elf}")
+    kernels = manifest.get("kernels")
+    if not isinstance(kernels, list) or not kernels:
+        return [*problems, "manifest.json lists no kernels"]
+    for kernel in kernels:
+        file_name = kernel.get("source") if isinstance(kernel, dict) else None
+        if not isinstance(file_name, str) or "/" in file_name or file_name[:1] in ".":
+            problems.append(f"kernel source {file_name!r} is not a file name in kernels/")
             continue
-        with open(os.path.join(bundle, elf), "rb") as f:
-            header = f.read(20)
+        source = "kernels/" + file_name
+        elf = "elf/" + os.path.splitext(file_name)[0] + ".elf"
+        if source not in listed:
+            problems.append(f"kernel {kernel.get('name')}: no source {source}")
+        if elf not in listed:
+            problems.append(f"kernel {kernel.get('name')}: no ELF {elf}")
+            continue
+        try:
+            header = bundle_format.read_bounded(
+                os.path.join(bundle, elf), bundle_format.MAX_ELF_BYTES
+            )[:20]
+        except (OSError, bundle_format.UnsafeBundleFileError):
+            continue  # reported above
+        if len(header) < 20:
+            problems.append(f"{elf}: not a 32-bit little-endian ELF")
+            continue
         if header[:4] != b"\x7fELF" or header[4] != 1 or header[5] != 1:
             problems.append(f"{elf}: not a 32-bit little-endian ELF")
         elif struct.unpack_from("<HH", header, 16) != (2, _EM_RISCV):
@@ -70,7 +101,10 @@ def main(argv: list[str]) -> int:
         return 2
     failed = False
     for bundle in argv:
-        problems = check_bundle(bundle)
+        try:
+            problems = check_bundle(bundle)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:  # a malformed manifest
+            problems = [f"manifest.json is malformed ({type(e).__name__}: {e})"]
         for problem in problems:
             print(f"{bundle}: {problem}", file=sys.stderr)
         if not problems:

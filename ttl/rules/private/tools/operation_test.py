@@ -31,7 +31,7 @@ import ml_dtypes
 import numpy as np
 
 from ttl.runtime import Bfp8Tensor, Device, load_bundle, run
-from ttl.runtime.errors import DeviceError
+from ttl.runtime.errors import BundleError, DeviceError
 from ttl.runtime.tensors import to_numpy
 from ttl.runtime.trace import check_writable, write_trace
 
@@ -175,7 +175,11 @@ def main(argv: list[str]) -> int:
 
 def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) -> bool:
     """Runs one bundle against the reference; prints the check and the profile."""
-    bundle = load_bundle(path)
+    try:
+        bundle = load_bundle(path)
+    except BundleError as error:  # a damaged or hand-edited bundle: say what, no traceback
+        print(f"{path}: {error}", file=sys.stderr)
+        return False
     trace_name = f"{bundle.operation}.{bundle.target}" if several else bundle.operation
     trace_path = trace_file(args.trace, trace_name, several)
     inputs = random_inputs(bundle, args.seed)

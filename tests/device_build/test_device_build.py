@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -72,6 +73,25 @@ def test_a_missing_compiler_says_what_to_install(local, tmp_path):
         DeviceBuildError, match="install gcc-riscv64-unknown-elf, or set TTL_DEVICE_CXX"
     ):
         build_elf(missing, KernelBuild(stem="k", sources=()), str(tmp_path))
+
+
+def test_a_compiler_that_exits_0_without_an_elf_is_an_error(local, tmp_path):
+    silent = dataclasses.replace(local, cxx="true")  # succeeds, writes nothing
+    (tmp_path / "k.cc").write_text(KERNEL)
+    with pytest.raises(DeviceBuildError, match=r"exited 0 but wrote no k\.elf"):
+        build_elf(silent, KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),)), str(tmp_path))
+
+
+def test_confined_includes_refuse_a_header_reached_by_an_absolute_path(local, tmp_path):
+    """As a Bazel action, a header outside the declared (relative) inputs fails the build."""
+    (tmp_path / "outside.hpp").write_text("#pragma once\ninline int outside() { return 1; }\n")
+    source = tmp_path / "k.cc"
+    source.write_text(f'#include "{tmp_path}/outside.hpp"\n' + KERNEL)
+    build = KernelBuild(stem="k", sources=(str(source),))
+    build_elf(local, build, str(tmp_path / "free"))  # the JIT: absolute paths are fine
+    confined = dataclasses.replace(local, confine_includes=True)
+    with pytest.raises(DeviceBuildError, match=r"not declared inputs of the build: .*outside\.hpp"):
+        build_elf(confined, build, str(tmp_path / "bazel"))
 
 
 def test_a_missing_header_names_the_extern_call_and_what_to_declare():

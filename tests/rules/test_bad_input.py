@@ -122,6 +122,20 @@ def test_undeclared_transitive_include_names_header_call_and_attribute(bazel):
     assert "add it to `hdrs` of //tests/rules/bad:undeclared_transitive_include" in err
 
 
+def test_a_header_included_by_an_absolute_path_fails_the_device_build(bazel):
+    """An undeclared header reached by an absolute path is not an input: the build
+    fails (naming it) rather than going stale when it changes (issue: hermetic headers)."""
+    import pathlib
+
+    outside = pathlib.Path("/tmp/ttl-bazel-outside")
+    outside.mkdir(exist_ok=True)
+    (outside / "outside.hpp").write_text("#pragma once\ninline void outside_entry() {}\n")
+    err = build_fails(bazel, "//tests/rules/bad:absolute_include")
+    assert "includes headers that are not declared inputs of the build" in err
+    assert "/tmp/ttl-bazel-outside/outside.hpp" in err
+    assert "Declare them in `hdrs`" in err
+
+
 def test_unknown_entry_of_targets_fails_at_analysis(bazel):
     err = build_fails(bazel, "//tests/rules/bad:unknown_in_targets")
     assert "attribute `targets` of the ttl_operation building" in err

@@ -52,6 +52,12 @@ def _kernels_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--include_dir", action="append", default=[], help="Declared headers.")
     parser.add_argument("--define", action="append", default=[], help="NAME=VALUE, every source.")
+    parser.add_argument(
+        "--confine_includes",
+        action="store_true",
+        help="Fail if a kernel includes a header by an absolute path (a Bazel action: "
+        "every declared input is exec-root relative).",
+    )
     parser.add_argument("--linker_script", required=True)
     parser.add_argument("--crt0", required=True)
     return parser
@@ -67,6 +73,7 @@ def build_kernels_main(argv: list[str]) -> int:
         linker_script=args.linker_script,
         copts=tuple(args.copt),
         linkopts=tuple(args.linkopt),
+        confine_includes=args.confine_includes,
     )
     if args.compile_commands:
         return _write_compilation_database(args, toolchain)

@@ -55,6 +55,9 @@ class Toolchain:
     linker_script: str
     copts: tuple[str, ...] = ()
     linkopts: tuple[str, ...] = ()
+    # A Bazel action: every header a kernel includes (other than the compiler's own)
+    # must be a declared input, an exec-root-relative path (check_inclusions).
+    confine_includes: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,10 +145,51 @@ def build_elf(
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"ttl-{build.stem}-") as objs:
         for command in commands(toolchain, build, out_dir, objs, source_dir=source_dir, cwd=cwd):
+            deps = None
+            if toolchain.confine_includes and "-c" in command:
+                deps = command[command.index("-o") + 1] + ".d"
+                command = [*command, "-MMD", "-MF", deps]
             proc = subprocess.run(command, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
                 raise DeviceBuildError(output)
+            if deps is not None:
+                check_inclusions(deps, command[command.index("-c") + 1], toolchain.include_dirs)
+        if not os.path.isfile(os.path.join(out_dir, build.stem + ".elf")):
+            raise DeviceBuildError(
+                f"{toolchain.cxx} exited 0 but wrote no {build.stem}.elf: is it a C++ compiler "
+                "for the device?"
+            )
+
+
+def check_inclusions(deps_file: str, source: str, toolchain_dirs: Sequence[str] = ()) -> None:
+    """Raises :class:`DeviceBuildError` if ``source`` included a header by an absolute path
+    outside the toolchain's own header directories (``toolchain_dirs``).
+
+    In a Bazel action every declared input is exec-root relative, so a header
+    the compiler reached by an absolute path (``#include "/abs/x.h"``, or an
+    absolute include directory) is not an input: editing it would leave the
+    target up to date, a stale bundle. ``deps_file`` is the compiler's ``-MMD``
+    output, which leaves out the compiler's own system headers.
+    """
+    with open(deps_file, encoding="utf-8") as f:
+        text = f.read().replace("\\\n", " ")
+    _, _, prerequisites = text.partition(":")
+    own = [os.path.abspath(d) + os.sep for d in toolchain_dirs]
+    undeclared = sorted(
+        {
+            p
+            for p in prerequisites.split()[1:]  # the first is the source itself
+            if os.path.isabs(p) and not any(p.startswith(d) for d in own)
+        }
+    )
+    if undeclared:
+        raise DeviceBuildError(
+            f"{source} includes headers that are not declared inputs of the build: "
+            + ", ".join(undeclared)
+            + ". Declare them in `hdrs` of the ttl_operation (or of a cc_library in its "
+            "`deps`) and include them by a workspace-relative path."
+        )
 
 
 def processor_defines(kernel: Mapping[str, Any]) -> list[str]:

@@ -23,3 +23,8 @@ def undeclared_include_path(a, y):
 @ttl.operation(grid=(1, 1))
 def undeclared_transitive_include(a, y):
     ttl.call_extern_func("declared.hpp", "declared_entry", kernel=ttl.KernelKind.COMPUTE)
+
+
+@ttl.operation(grid=(1, 1))
+def absolute_include(a, y):
+    ttl.call_extern_func("absolute.hpp", "absolute_entry", kernel=ttl.KernelKind.COMPUTE)

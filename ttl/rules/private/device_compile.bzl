@@ -58,6 +58,7 @@ def device_builder_args(ctx, label, toolchain, include_dirs = [], copts = [], de
     args.add_all(defines, format_each = "--define=%s")
     args.add("--linker_script", toolchain.linker_script)
     args.add("--crt0", toolchain.crt0)
+    args.add("--confine_includes")  # only declared (exec-root relative) headers
     return args
 
 def device_builder_inputs(toolchain, inputs, headers):

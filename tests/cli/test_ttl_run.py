@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -461,3 +462,34 @@ def test_row_major_ttnn_program_runs_the_spec_upsample(ttl_run, tmp_path):
     code, out, err = ttl_run(prog)
     assert code == 0, err
     assert out == "upsample OK\n"
+
+
+def test_output_piped_into_head_ends_quietly(tmp_path):
+    """`ttl run prog.py | head -1`: no BrokenPipeError traceback, SIGPIPE's status."""
+    program = tmp_path / "chatty.py"
+    program.write_text("for i in range(200000):\n    print('line', i)\n")
+    script = f"{sys.executable} -m ttl.host.cli run {program} | head -1; echo ${{PIPESTATUS[0]}}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.splitlines() == ["line 0", "141"]
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_prints_to_a_full_disk_are_a_clear_error(ttl_run, tmp_path):
+    program = tmp_path / "prints.py"
+    program.write_text(
+        textwrap.dedent(
+            f"""\
+            import sys
+            sys.path.insert(0, {str(ROOT / "tests" / "runtime" / "jit")!r})
+            import ml_dtypes, numpy as np
+            import debug_ops
+            B = ml_dtypes.bfloat16
+            a, b, c = np.ones((32, 64), B), np.ones((64, 64), B), np.ones((32, 64), B)
+            debug_ops.spec_debugging(a, b, c, np.zeros((32, 64), B))
+            """
+        )
+    )
+    code, _, err = ttl_run("--print_file=/dev/full", program)
+    assert code == 1
+    assert "ttl run: error: No space left on device writing /dev/full" in err
+    assert "Traceback" not in err

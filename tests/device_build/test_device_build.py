@@ -82,6 +82,17 @@ def test_a_compiler_that_exits_0_without_an_elf_is_an_error(local, tmp_path):
         build_elf(silent, KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),)), str(tmp_path))
 
 
+def test_a_hanging_compiler_is_stopped_at_its_time_limit(local, tmp_path, monkeypatch):
+    hang = tmp_path / "hang-g++"
+    hang.write_text("#!/bin/sh\nexec sleep 30\n")
+    hang.chmod(0o755)
+    monkeypatch.setenv(flags.CXX_TIMEOUT_ENV, "0.5")
+    (tmp_path / "k.cc").write_text(KERNEL)
+    build = KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),))
+    with pytest.raises(DeviceBuildError, match=r"did not finish within 0\.5 s \(compiling crt0"):
+        build_elf(dataclasses.replace(local, cxx=str(hang)), build, str(tmp_path))
+
+
 def test_confined_includes_refuse_a_header_reached_by_an_absolute_path(local, tmp_path):
     """As a Bazel action, a header outside the declared (relative) inputs fails the build."""
     (tmp_path / "outside.hpp").write_text("#pragma once\ninline int outside() { return 1; }\n")

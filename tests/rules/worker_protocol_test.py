@@ -82,5 +82,30 @@ def test_worker_loop_answers_each_request_and_survives_errors(tmp_path):
         assert "missing --action_out_kernels" in response.output
 
 
+def test_a_malformed_size_is_an_error_not_an_allocation():
+    with pytest.raises(ValueError, match="more than"):
+        wp.read_delimited(io.BytesIO(wp.encode_varint(1 << 40) + b"x"))
+    with pytest.raises(ValueError, match="too long"):
+        wp.read_delimited(io.BytesIO(b"\xff" * 12))
+
+
+@pytest.mark.parametrize(
+    "stream", [b"\xff" * 12, b"\x05ab", b"\x02\x0f\xff"], ids=["size", "short", "fields"]
+)
+def test_a_worker_fed_garbage_exits_with_a_message_not_a_traceback(tmp_path, stream):
+    ttlc = os.path.join(os.path.dirname(wp.__file__), "ttlc.py")
+    proc = subprocess.run(
+        [sys.executable, ttlc, "--persistent_worker"],
+        input=stream,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert b"ttlc worker: malformed WorkRequest on stdin" in proc.stderr
+    assert b"Traceback" not in proc.stderr
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))

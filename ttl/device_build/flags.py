@@ -56,6 +56,21 @@ LINKOPTS = (
 LINK_LIBS = ("-lgcc",)
 
 
+#: Seconds one device compiler run may take (``$TTL_DEVICE_CXX_TIMEOUT`` overrides):
+#: a kernel compiles in about a second; a hanging compiler (an include of a pipe,
+#: a wrapper that waits) must end the build, not stall it.
+CXX_TIMEOUT_ENV = "TTL_DEVICE_CXX_TIMEOUT"
+DEFAULT_CXX_TIMEOUT = 300.0
+
+
+def cxx_timeout() -> float:
+    """The device compiler's time limit in seconds."""
+    try:
+        return float(os.environ.get(CXX_TIMEOUT_ENV) or DEFAULT_CXX_TIMEOUT)
+    except ValueError:
+        return DEFAULT_CXX_TIMEOUT
+
+
 def default_cxx() -> str:
     """The compiler the JIT uses: ``$TTL_DEVICE_CXX`` or Debian's RISC-V GCC."""
     return os.environ.get(CXX_ENV) or DEFAULT_CXX

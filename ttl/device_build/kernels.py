@@ -149,7 +149,26 @@ def build_elf(
             if toolchain.confine_includes and "-c" in command:
                 deps = command[command.index("-o") + 1] + ".d"
                 command = [*command, "-MMD", "-MF", deps]
-            proc = subprocess.run(command, capture_output=True, text=True, check=False)
+            timeout = flags.cxx_timeout()
+            try:  # no stdin: a header that includes /dev/stdin reads nothing
+                proc = subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired:
+                step = (
+                    f"compiling {os.path.basename(command[command.index('-c') + 1])}"
+                    if "-c" in command
+                    else "linking"
+                )
+                raise DeviceBuildError(
+                    f"{toolchain.cxx} did not finish within {timeout:g} s ({step}): does a "
+                    f"header include a pipe or a device? ${flags.CXX_TIMEOUT_ENV} sets the limit"
+                ) from None
             if proc.returncode != 0:
                 output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
                 raise DeviceBuildError(output)

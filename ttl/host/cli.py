@@ -25,6 +25,7 @@ the program raised, its traceback restricted to the program's own frames
 
 from __future__ import annotations
 
+import errno
 import os
 import runpy
 import sys
@@ -201,6 +202,14 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     except KeyboardInterrupt:
         print("ttl run: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise  # `ttl run prog.py | head`: run() ends quietly
+    except OSError as e:
+        if e.errno not in _DISK_FULL:
+            print(_user_traceback(e), file=sys.stderr, end="")
+            return 1
+        print(f"ttl run: error: {_disk_full(e)}", file=sys.stderr)
+        return 1
     except BaseException as e:
         print(_user_traceback(e), file=sys.stderr, end="")
         status = 1
@@ -209,11 +218,26 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     if flag_values.profile:
         sys.stdout.flush()
         print(jit.profile().table())
-    if flag_values.trace:
-        jit.write_trace(flag_values.trace)
-        print(f"ttl run: trace written to {flag_values.trace}", file=sys.stderr)
-    jit.close_prints()
+    try:
+        if flag_values.trace:
+            jit.write_trace(flag_values.trace)
+            print(f"ttl run: trace written to {flag_values.trace}", file=sys.stderr)
+        jit.close_prints()
+    except OSError as e:
+        if e.errno not in _DISK_FULL:
+            raise
+        print(f"ttl run: error: {_disk_full(e)}", file=sys.stderr)
+        return 1
     return status
+
+
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _disk_full(error: OSError) -> str:
+    """What to tell a user whose output (prints, trace) hit a full disk."""
+    where = f" writing {error.filename}" if error.filename else " writing an output file"
+    return f"{error.strerror}{where}: free some space, or write it to another disk"
 
 
 def _user_traceback(error: BaseException) -> str:
@@ -250,10 +274,15 @@ def run() -> None:
     flag_values = define_flags(flags.FLAGS)
     if command == ["run"] and asks_for_help(sys.argv[2:]):
         print_help_and_exit(RUN_USAGE, RUN_DESCRIPTION, flag_values, __name__)
-    app.run(
-        lambda argv: sys.exit(main(argv, flag_values)),
-        flags_parser=lambda argv: parse(argv, flag_values),
-    )
+    try:
+        app.run(
+            lambda argv: sys.exit(main(argv, flag_values)),
+            flags_parser=lambda argv: parse(argv, flag_values),
+        )
+    except BrokenPipeError:  # the reader of our output is gone (`| head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error flushing stdout at exit
+        sys.exit(141)  # 128 + SIGPIPE, as a shell reports it
 
 
 if __name__ == "__main__":

@@ -48,9 +48,14 @@ class PrintSink:
     def write(self, line: str) -> None:
         out = self._file or (self.target if self.target is not None else sys.stdout)
         assert not isinstance(out, str)
-        out.write(line + "\n")
-        if self._file is not None:
-            self._file.flush()
+        try:
+            out.write(line + "\n")
+            if self._file is not None:
+                self._file.flush()
+        except OSError as e:  # a full disk: name the file
+            if e.filename is not None or self._file is None:
+                raise
+            raise OSError(e.errno, e.strerror, self.target) from None
 
     def close(self) -> None:
         if self._file is not None:

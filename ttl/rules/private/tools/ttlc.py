@@ -238,10 +238,14 @@ def serve() -> int:
     sys.stdout = sys.stderr
     stdin = os.fdopen(os.dup(0), "rb", buffering=0)
     while True:
-        data = worker_protocol.read_delimited(stdin)
-        if data is None:
-            return 0
-        request = worker_protocol.WorkRequest.parse(data)
+        try:
+            data = worker_protocol.read_delimited(stdin)
+            if data is None:
+                return 0
+            request = worker_protocol.WorkRequest.parse(data)
+        except (ValueError, EOFError) as e:  # not Bazel's protocol: stop, Bazel restarts us
+            sys.stderr.write(f"ttlc worker: malformed WorkRequest on stdin ({e}); exiting\n")
+            return 1
         if request.cancel:
             continue
         code, output = _one_request(request.arguments)

@@ -192,8 +192,14 @@ class WorkResponse:
         return response
 
 
+#: The largest message a worker reads: a WorkRequest is a flagfile's arguments and
+#: input digests, kilobytes; a larger size is a corrupt stream, not a request.
+MAX_MESSAGE_BYTES = 64 << 20
+
+
 def read_delimited(stream: BinaryIO) -> bytes | None:
-    """Reads one size-prefixed message; None at end of stream."""
+    """Reads one size-prefixed message; None at end of stream. ValueError or EOFError
+    for a malformed stream (a size past :data:`MAX_MESSAGE_BYTES`, a truncated one)."""
     size = 0
     shift = 0
     while True:
@@ -206,6 +212,10 @@ def read_delimited(stream: BinaryIO) -> bytes | None:
         if not byte[0] & 0x80:
             break
         shift += 7
+        if shift > 63:
+            raise ValueError("message size varint too long")
+    if size > MAX_MESSAGE_BYTES:
+        raise ValueError(f"message of {size} bytes, more than {MAX_MESSAGE_BYTES}")
     data = stream.read(size)
     if len(data) != size:
         raise EOFError("end of stream inside a message")

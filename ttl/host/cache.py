@@ -19,6 +19,7 @@ editing the compiler or ``kernel_api.h`` never serves a stale ELF.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import functools
@@ -189,7 +190,8 @@ def bundles_dir() -> Path:
 
     An unusable cache location (read-only, a file, an unwritable home) falls back,
     with a one-line warning naming ``TTL_CACHE_DIR``, to a temporary directory
-    that lasts as long as the process.
+    that lasts as long as the process (removed at its exit). A read-only cache
+    is still read (:func:`lookup`): only new entries go to the fallback.
     """
     root = cache_dir() / "bundles"
     if root in _FALLBACKS:
@@ -201,6 +203,7 @@ def bundles_dir() -> Path:
     except OSError as e:
         fallback = Path(tempfile.mkdtemp(prefix="ttl-cache-")) / "bundles"
         fallback.mkdir()
+        atexit.register(shutil.rmtree, fallback.parent, True)
         _notice(
             f"the JIT cache at {root} is unusable ({e.strerror or e}); using {fallback.parent} "
             "for this process (set TTL_CACHE_DIR to a writable directory)"
@@ -216,6 +219,9 @@ def lookup(key: str) -> Path | None:
     An entry that is damaged (its record or manifest edited, missing or not a
     directory) is discarded with a one-line notice; the caller rebuilds it.
     """
+    shared = cache_dir() / "bundles"
+    if bundles_dir() != shared and _damage(shared / key, key) is None:
+        return shared / key  # a read-only cache's entry: read, never written
     path = bundles_dir() / key
     if not os.path.lexists(path):
         return None

@@ -262,6 +262,36 @@ def test_unusable_cache_falls_back_with_a_warning(add_mul, monkeypatch, tmp_path
     assert (cache.STATS.misses, len(cache._FALLBACKS)) == (1, 1)
 
 
+def test_a_read_only_cache_is_still_read_and_its_fallback_removed_at_exit(
+    add_mul, monkeypatch, fresh_jit, capsys
+):
+    a, b, c, y = _inputs((32, 32))
+    add_mul(a, b, c, y)  # fills the shared cache
+    shared = fresh_jit / "bundles"
+    real_access = os.access
+
+    def read_only(path, mode, **kwargs):  # root ignores file modes: pretend instead
+        if os.fspath(path) == os.fspath(shared) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kwargs)
+
+    at_exit = []
+    monkeypatch.setattr(cache.os, "access", read_only)
+    monkeypatch.setattr(cache.atexit, "register", lambda fn, *args: at_exit.append((fn, args)))
+    monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
+    compiles = _count_compiles(monkeypatch)
+    y[...] = 0
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
+    assert compiles == []  # served from the read-only cache
+    assert "is unusable" in capsys.readouterr().err
+    (fallback,) = cache._FALLBACKS.values()
+    assert fallback.is_dir()
+    for fn, args in at_exit:
+        fn(*args)
+    assert not fallback.parent.exists()
+
+
 def test_a_full_disk_is_a_located_error(add_mul, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")

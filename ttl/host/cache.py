@@ -227,6 +227,8 @@ def lookup(key: str) -> Path | None:
         return None
     problem = _damage(path, key)
     if problem is None:
+        with contextlib.suppress(OSError):  # recently used: evicted last (evict)
+            os.utime(path / ENTRY_RECORD)
         return path
     _notice(f"discarding the damaged cache entry {path} ({problem}); rebuilding it")
     discard(key)
@@ -339,4 +341,46 @@ def store(
         raise
     STATS.misses += 1
     STATS.compiled.append(key)
+    evict(root, keep=key)
     return final
+
+
+#: ``$TTL_CACHE_MAX_MB``: the size the cache's entries may take (default 1024 MiB);
+#: past it, the least recently used entries are removed after a new one is published.
+MAX_MB_ENV = "TTL_CACHE_MAX_MB"
+DEFAULT_MAX_MB = 1024
+
+
+def max_bytes() -> int:
+    """The cache's size limit in bytes."""
+    try:
+        return int(float(os.environ.get(MAX_MB_ENV) or DEFAULT_MAX_MB) * (1 << 20))
+    except ValueError:
+        return DEFAULT_MAX_MB << 20
+
+
+def evict(root: Path, keep: str) -> list[str]:
+    """Removes the least recently used entries of ``root`` (a record's modification time:
+    :func:`lookup` touches it on each hit) until the rest fit :func:`max_bytes`; never
+    ``keep``, the entry just published. Returns the keys removed."""
+    entries = []
+    for path in root.iterdir() if root.is_dir() else ():
+        if path.name.startswith(".") or not path.is_dir() or path.is_symlink():
+            continue
+        try:
+            used = (path / ENTRY_RECORD).stat().st_mtime_ns
+            size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        except OSError:
+            continue  # being published or removed by another process
+        entries.append((used, path.name, size))
+    total, limit = sum(size for _, _, size in entries), max_bytes()
+    removed = []
+    for _, name, size in sorted(entries):
+        if total <= limit:
+            break
+        if name == keep:
+            continue
+        shutil.rmtree(root / name, ignore_errors=True)
+        total -= size
+        removed.append(name)
+    return removed

@@ -292,6 +292,24 @@ def test_a_read_only_cache_is_still_read_and_its_fallback_removed_at_exit(
     assert not fallback.parent.exists()
 
 
+def test_the_cache_evicts_its_least_recently_used_entries_past_its_size(
+    add_mul, monkeypatch, fresh_jit
+):
+    root = fresh_jit / "bundles"
+    add_mul(*_inputs((32, 32)))
+    (first,) = root.iterdir()
+    size = sum(f.stat().st_size for f in first.rglob("*") if f.is_file())
+    monkeypatch.setenv(cache.MAX_MB_ENV, str(1.5 * size / (1 << 20)))  # room for one
+    add_mul(*_inputs((32, 64)))
+    (second,) = root.iterdir()
+    assert second != first  # the older entry made room for the new one
+    monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
+    compiles = _count_compiles(monkeypatch)
+    add_mul(*_inputs((32, 64)))  # the kept entry is still served
+    add_mul(*_inputs((32, 32)))  # the evicted one is compiled again
+    assert compiles == ["eltwise_add_mul"]
+
+
 def test_a_full_disk_is_a_located_error(add_mul, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -299,7 +299,12 @@ class Hart:
                 "loop?); if the kernel needs more, call the operation with "
                 "device=ttl.runtime.Device(target, grid, instruction_budget=N)"
                 + self.debug_context(),
-                self.context(self.pc),
+                # Blocked: where the kernel called the wait, not inside the API's code.
+                self.context(
+                    self._wait_site - 4
+                    if self.state is HartState.BLOCKED and self._wait_site
+                    else self.pc
+                ),
             )
 
     def _stop_error(self) -> BaseException:

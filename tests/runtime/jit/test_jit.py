@@ -525,3 +525,51 @@ def test_unprofiled_calls_keep_only_the_latest_records(add_mul, profiled):
     if not profiled:
         assert "(3 earlier calls, made without profiling, not kept)" in jit.profile().table()
         assert f"call {calls}: " in jit.profile().table()
+
+
+FOREVER = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def forever(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def producer():
+        n = ttl.node(dims=1)
+        while n >= 0:
+            with a_dfb.reserve() as blk:  # producer line
+                ttl.copy(a[0, 0], blk).wait()
+
+    @ttl.compute()
+    def consumer():
+        n = ttl.node(dims=1)
+        while n >= 0:
+            with a_dfb.wait() as blk:
+                pass
+
+    @ttl.datamovement()
+    def idle():
+        pass
+"""
+
+
+def test_kernels_that_move_data_forever_are_reported_at_their_own_line(
+    needs_device_cxx, fresh_jit, tmp_path
+):
+    """Data keeps moving, so no livelock: the budget ends it, at the TT-Lang line the
+    kernel waits on, not inside the emulator's headers."""
+    from ttl.runtime import Device
+    from ttl.runtime.errors import RunawayKernelError
+
+    path = tmp_path / "forever.py"
+    path.write_text(FOREVER)
+    spec = importlib.util.spec_from_file_location("jit_forever", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    line = FOREVER.splitlines().index("            with a_dfb.reserve() as blk:  # producer line")
+    device = Device("wormhole_b0", (1, 1), instruction_budget=100_000)
+    with pytest.raises(RunawayKernelError) as info:
+        module.forever(np.ones((32, 32), BF16), np.zeros((32, 32), BF16), device=device)
+    assert f"at forever.py:{line + 1} (kernels/" in str(info.value)
+    assert "kernel_api_impl.h" not in str(info.value)

@@ -301,18 +301,22 @@ def zones(a, y):
 """
 
 
-def _check_operation(
-    headers: Path, tmp_path: Path, source: str, stem: str, target: str = "wormhole_b0"
-):
-    """(compile result, hardware check results) of operation ``zones`` in ``source``."""
+def _bundle_of(tmp_path: Path, source: str, stem: str, target: str = "wormhole_b0", specs=None):
+    """(compile result, bundle directory) of operation ``stem`` in ``source``."""
     from compiler_testlib import compile_operation, load_operation, write_bundle_sources
 
     src = tmp_path / f"{stem}.py"
     src.write_text(source)
-    result = compile_operation(
-        load_operation(str(src), "zones"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}, target=target
-    )
-    bundle = write_bundle_sources(result, tmp_path / f"{stem}.bundle")
+    specs = specs or {"a": "bf16[32,32]", "y": "bf16[32,32]"}
+    result = compile_operation(load_operation(str(src), stem), specs, target=target)
+    return result, write_bundle_sources(result, tmp_path / f"{stem}.bundle")
+
+
+def _check_operation(
+    headers: Path, tmp_path: Path, source: str, stem: str, target: str = "wormhole_b0"
+):
+    """(compile result, hardware check results) of operation ``stem`` in ``source``."""
+    result, bundle = _bundle_of(tmp_path, source, stem, target)
     return result, hardware_check.check_bundle(bundle, root=headers)
 
 
@@ -364,16 +368,8 @@ def test_kernels_that_print_build_for_hardware_on_every_processor(headers, tmp_p
     """print() of text, scalars, a tensor, a DFB and blocks lowers to TT-Metal's
     DPRINT(format, ...), TSLICE and print_cb_details: BRISC, NCRISC and the three
     TRISCs compile it against TT-Metal's headers."""
-    src = tmp_path / "prints.py"
-    src.write_text(PRINTS)
-    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
-
-    result = compile_operation(
-        load_operation(str(src), "prints"), {"a": "bf16[32,32]", "y": "bf16[32,32]"}, target=target
-    )
+    result, results = _check_operation(headers, tmp_path, PRINTS, "prints", target)
     assert all('#include "api/debug/dprint.h"' in text for text in result.sources.values())
-    bundle = write_bundle_sources(result, tmp_path / "prints.bundle")
-    results = hardware_check.check_bundle(bundle, root=headers)
     assert {r.processor for r in results} == set(Processor)
     assert all(r.ok for r in results), [r.output for r in results if not r.ok]
 
@@ -416,13 +412,8 @@ SHARDED_ARGS = [1, 2048, 2, 2, 1, 2, 1, 1, (1 << 8 | 1) | (2 << 8 | 1) << 16]
 def test_a_kernel_builds_with_a_sharded_tensors_accessor_args(headers, tmp_path):
     """A host dispatching a sharded tensor passes its own, longer TensorAccessorArgs:
     the reader chains each tensor's offset from the previous one's, so it compiles."""
-    from compiler_testlib import compile_operation, load_operation, write_bundle_sources
-
-    src = tmp_path / "two.py"
-    src.write_text(TWO_TENSORS)
     specs = {"a": "bf16[32,64]", "b": "bf16[32,64]", "y": "bf16[32,64]"}
-    result = compile_operation(load_operation(str(src), "two"), specs)
-    bundle = write_bundle_sources(result, tmp_path / "two.bundle")
+    _, bundle = _bundle_of(tmp_path, TWO_TENSORS, "two", specs=specs)
     manifest = json.loads((bundle / "manifest.json").read_text())
     (read,) = [k for k in manifest["kernels"] if k["name"] == "read"]
     args = read["compile_time_args"]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import enum
+import functools
 import json
 import os
 import re
@@ -207,35 +208,46 @@ _RUNTIME_PACKAGES = {
 _UNROLL_PARAMETER = re.compile(r"^(\s*)#pragma GCC unroll ([A-Za-z_]\w*)\s*$", re.MULTILINE)
 _STATIC_ASSERT_FALSE = re.compile(r'static_assert\(false, "(INSTRUCTION_MODE)\b')
 _QUOTED_INCLUDE = re.compile(r'^(\s*#\s*include\s*)"([^"]+)"', re.MULTILINE)
-_overlays: dict[tuple[str, str], Path] = {}
 
 
+def _new_overlay(prefix: str) -> Path:
+    """An empty overlay directory, removed when the process exits."""
+    overlay = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, overlay, True)
+    return overlay
+
+
+def _write_copy(
+    copy: Path, original: Path, edited: str, copied: frozenset[str] = frozenset()
+) -> None:
+    """Writes ``edited`` (``original``'s text, changed) to ``copy``. Its quoted includes
+    of headers beside ``original`` point at those originals, except ``copied`` ones,
+    which are copies beside ``copy`` too."""
+
+    def resolve(match: re.Match[str]) -> str:
+        target = original.parent / match.group(2)
+        if match.group(2) in copied or not target.is_file():
+            return match.group(0)
+        return f'{match.group(1)}"{target}"'
+
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(_QUOTED_INCLUDE.sub(resolve, edited), encoding="utf-8")
+
+
+@functools.cache
 def gcc12_overlay(root: Path, arch: Arch) -> Path:
     """A directory of copies of the LLK headers GCC 12 cannot parse, each with a one-line
     edit (an unroll hint dropped; the assertion made dependent on the template parameter
     it tests), laid out as the include directories they are found through; made once per
     process. A copy's quoted includes of its own directory point at the originals."""
-    key = (str(root), arch.name)
-    if key in _overlays:
-        return _overlays[key]
-    overlay = Path(tempfile.mkdtemp(prefix="ttl-gcc12-overlay-"))
-    atexit.register(shutil.rmtree, overlay, True)
+    overlay = _new_overlay("ttl-gcc12-overlay-")
     for index, directory in enumerate(include_dirs(root, arch, Processor.TRISC1)):
         for path in sorted(Path(directory).rglob("*.h")):
             text = path.read_text(encoding="utf-8", errors="replace")
             edited = _UNROLL_PARAMETER.sub(r"\1// [gcc12] #pragma GCC unroll \2", text)
             edited = _STATIC_ASSERT_FALSE.sub(r'static_assert(\1 != \1, "\1', edited)
-            if edited == text:
-                continue
-
-            def original(match: re.Match[str], here: Path = path.parent) -> str:
-                target = here / match.group(2)
-                return f'{match.group(1)}"{target}"' if target.is_file() else match.group(0)
-
-            copy = overlay / str(index) / path.relative_to(directory)
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            copy.write_text(_QUOTED_INCLUDE.sub(original, edited), encoding="utf-8")
-    _overlays[key] = overlay
+            if edited != text:
+                _write_copy(overlay / str(index) / path.relative_to(directory), path, edited)
     return overlay
 
 
@@ -248,31 +260,18 @@ _PRINT_LAMBDA = re.compile(r"\(auto&&\.\.\. args\)")
 _PRINT_HEADERS = ("hw/inc/api/debug/dprint.h", "hw/inc/api/debug/device_print.h")
 
 
+@functools.cache
 def gcc12_print_overlay(root: Path) -> Path:
     """A directory with copies of TT-Metal's ``api/debug/dprint.h`` and
     ``device_print.h`` whose DEVICE_PRINT lambdas take their arguments by value
     (``_PRINT_LAMBDA``), laid out as ``hw/inc`` (``-I`` it first); made once per process.
     A copy's quoted includes of other headers of its directory point at the originals."""
-    key = (str(root), "dprint")
-    if key in _overlays:
-        return _overlays[key]
-    overlay = Path(tempfile.mkdtemp(prefix="ttl-gcc12-dprint-"))
-    atexit.register(shutil.rmtree, overlay, True)
-    copied = {Path(h).name for h in _PRINT_HEADERS}
+    overlay = _new_overlay("ttl-gcc12-dprint-")
+    copied = frozenset(Path(h).name for h in _PRINT_HEADERS)
     for header in _PRINT_HEADERS:
         path = root / header
         edited = _PRINT_LAMBDA.sub("(auto... args)", path.read_text(encoding="utf-8"))
-
-        def original(match: re.Match[str], here: Path = path.parent) -> str:
-            target = here / match.group(2)
-            if match.group(2) in copied or not target.is_file():
-                return match.group(0)
-            return f'{match.group(1)}"{target}"'
-
-        copy = overlay / Path(header).relative_to("hw/inc")
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        copy.write_text(_QUOTED_INCLUDE.sub(original, edited), encoding="utf-8")
-    _overlays[key] = overlay
+        _write_copy(overlay / Path(header).relative_to("hw/inc"), path, edited, copied)
     return overlay
 
 

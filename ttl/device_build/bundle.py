@@ -51,6 +51,17 @@ def bundle_member(root: str | os.PathLike, rel: str) -> str:
     return os.path.join(os.fspath(root), *parts)
 
 
+def kernel_members(source: object) -> tuple[str, str]:
+    """The bundle paths of a manifest kernel's ``source``: (``kernels/<source>``,
+    ``elf/<stem>.elf``). ``source`` must be a plain file name (no directory, not hidden)."""
+    if not isinstance(source, str) or "/" in source or "\\" in source or source[:1] in ".":
+        raise UnsafeBundleFileError(
+            f"its source {source!r} is not a plain name: a kernel source is a file name in "
+            f"the bundle's {KERNELS}/ directory"
+        )
+    return f"{KERNELS}/{source}", f"{ELFS}/{os.path.splitext(source)[0]}.elf"
+
+
 def read_bounded(path: str | os.PathLike, limit: int) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed: Bazel's runfiles
     and sandboxes present bundle files as symlinks), at most ``limit`` of them.

@@ -157,13 +157,10 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     ]
     kernels = []
     for k in m["kernels"]:
-        source = k["source"]
-        if not isinstance(source, str) or "/" in source or "\\" in source or source[:1] in ".":
-            raise BundleError(
-                f"{where}: kernel '{k['name']}' has source {source!r}; a kernel source is a "
-                "file name in the bundle's kernels/ directory"
-            )
-        rel = f"elf/{os.path.splitext(source)[0]}.elf"
+        try:
+            _, rel = bundle_format.kernel_members(k["source"])
+        except bundle_format.UnsafeBundleFileError as e:
+            raise BundleError(f"{where}: kernel '{k['name']}': {e}") from None
         raw, digest = _check_file(root, rel, files, where, f"kernel '{k['name']}'")
         try:
             image = ElfImage.from_bytes(raw, str(root / rel), digest)

@@ -113,7 +113,7 @@ def emit_print(
         assert isinstance(part, IntegerAttr)
         value = op.values[part.value.data]
         if value is obj:  # its static header; its contents follow
-            text += _fmt_literal(_header(op, obj))
+            text += _fmt_literal(_header(obj))
         else:
             text += "{}"
             args.append(_scalar(value, val))
@@ -122,22 +122,22 @@ def emit_print(
     if isinstance(t, d.DFBType):
         assert obj is not None
         call(text + "\n", *args)
-        details = f"print_cb_details({cb(obj)});"
-        line(f"PACK({details[:-1]});" if compute else details)  # its own line ends it
+        details = f"print_cb_details({cb(obj)})"  # its own line ends it
+        line(f"PACK({details});" if compute else f"{details};")
         if op.end.data not in ("\n", ""):
             call(end)
     elif isinstance(t, d.BlockType):
         assert obj is not None
         call(text, *args)
         side = _slice_side(obj, compute)
-        _tiles(line, indent, call, obj, t.num_tiles, t.dims[-1], "tile", side, t.dtype)
+        _tiles(line, indent, call, cb(obj), t.num_tiles, t.dims[-1], side, t.dtype)
         if end:
             call(end)
     elif isinstance(t, d.TensorType):
         assert obj is not None and op.staging is not None
         pages = op.num_pages.value.data if op.num_pages is not None else 1
         call(text + f"\n  Printing first {pages} page(s):", *args)
-        _staged_pages(line, indent, call, op, obj, pages, cb(op.staging))
+        _staged_pages(line, indent, call, obj, pages, cb(op.staging))
         if end:
             call(end)
     else:
@@ -158,7 +158,7 @@ def _scalar(value: SSAValue, val: Callable[[SSAValue], str]) -> str:
     return f"static_cast<int32_t>({text})"
 
 
-def _header(op: d.PrintOp, obj: SSAValue) -> str:
+def _header(obj: SSAValue) -> str:
     """The static first line of the printed tensor, DFB or block."""
     t = obj.type
     if isinstance(t, d.TensorType):
@@ -204,26 +204,17 @@ def _tile_rows(line, indent, call, cb_name: str, tile: str, side: str, dtype: st
     line("}")
 
 
-def _tiles(line, indent, call, block: SSAValue, tiles: int, cols: int, label, side, dtype):
+def _tiles(line, indent, call, cb_name: str, tiles: int, cols: int, side: str, dtype: str):
     """A block's tiles in row-major order, each a label line and 32 rows."""
-    cb_name = _cb_of_block(block)
     line(f"for (uint32_t tile = 0; tile < {tiles}; ++tile) {{")
     indent(1)
-    call(f"\n  {label} ({{}}, {{}}):", f"tile / {cols}", f"tile % {cols}")
+    call("\n  tile ({}, {}):", f"tile / {cols}", f"tile % {cols}")
     _tile_rows(line, indent, call, cb_name, "tile", side, dtype)
     indent(-1)
     line("}")
 
 
-def _cb_of_block(block: SSAValue) -> str:
-    acquire = block.owner
-    assert isinstance(acquire, d.ReserveOp | d.WaitOp)
-    dfb = acquire.dfb.owner
-    assert isinstance(dfb, d.GetDFBOp)
-    return f"dfb_{dfb.ref.root_reference.data}"
-
-
-def _staged_pages(line, indent, call, op: d.PrintOp, tensor: SSAValue, pages: int, staging):
+def _staged_pages(line, indent, call, tensor: SSAValue, pages: int, staging: str):
     """Pages 0..pages-1 of ``tensor``, each read into ``staging``'s reserved page and
     printed from there (TT-Metal prints tiles from L1)."""
     t = tensor.type

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from ttl.compiler import dialect as d
 from ttl.compiler.passes.common import (
@@ -95,11 +96,7 @@ def _set_staging(op: d.PrintOp, get: d.GetDFBOp) -> None:
     staged = d.PrintOp.build(
         operands=[list(op.values), [get.result]], properties=props, attributes=op.attributes
     )
-    block = op.parent_block()
-    assert block is not None
-    block.insert_op_before(staged, op)
-    op.detach()
-    op.erase()
+    Rewriter.replace_op(op, staged)
 
 
 @dataclass(frozen=True)

@@ -138,3 +138,26 @@ void kernel_main() { DPRINT("{} and {}\\n", 1); }
     with pytest.raises(LaunchError) as info:
         build(bad)
     assert "placeholders do not match the arguments" in str(info.value)
+
+
+F32_PAGES = """
+#include <cstdint>
+#include "api/dataflow/dataflow_api.h"
+#include "api/debug/dprint_pages.h"
+void kernel_main() {
+  cb_reserve_back(0, 1);
+  volatile float* page = reinterpret_cast<volatile float*>(get_write_ptr(0));
+  page[0] = 0.5f;
+  page[1] = -1.25f;
+  page[2] = 3.0f;
+  tt::data_movement::common::print_f32_pages(get_write_ptr(0), 3, 1);
+  tt::data_movement::common::print_u8_pages(get_write_ptr(0), 2, 1);
+}
+"""
+
+
+def test_the_page_printers_print_l1_values(build):
+    lines = _run(
+        build, [KernelSpec("w", build(F32_PAGES), "dm0")], [DFBConfig(0, 4096, 1, 1, "f32")]
+    )
+    assert lines == ["0: 0.5 -1.25 3 ", "0: 0x00 0x00 "]

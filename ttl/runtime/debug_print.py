@@ -80,6 +80,7 @@ class HartPrinter:
         self.partial = ""
         self.last_lines: deque[str] = deque(maxlen=LAST_LINES)
         self._strings: dict[int, str] = {}
+        self._tile_cache: tuple[tuple, list[list[str]]] | None = None
 
     def reset(self, prefix: str, sink: PrintSink) -> None:
         """A new launch: the line prefix (node and kernel) and the sink."""
@@ -97,7 +98,8 @@ class HartPrinter:
         start = memmap.PRINT_HEADER_BYTES // 4
         flat = words[start : start + count * memmap.PRINT_ITEM_WORDS].tolist()
         words[0] = 0
-        items = [flat[i : i + memmap.PRINT_ITEM_WORDS] for i in range(0, len(flat), 4)]
+        n = memmap.PRINT_ITEM_WORDS
+        items = [flat[i : i + n] for i in range(0, len(flat), n)]
         text = [self.partial]
         i = 0
         while i < len(items):
@@ -140,7 +142,7 @@ class HartPrinter:
         if tag == memmap.PRINT_BOOL:
             return _Bool(bool(a))
         if tag == memmap.PRINT_TSLICE:
-            return _Text(self.tile_slice(a, b, c))
+            return self.tile_slice(a, b, c)
         raise DeviceFault(f"unknown print item tag {tag}")
 
     def tile_slice(self, addr: int, rng: int, c: int) -> str:
@@ -157,20 +159,33 @@ class HartPrinter:
         w1, ws, max_bytes = c & 0xFF, c >> 8 & 0xFF, c >> 16 & 0xFF
         if not (hs and ws and h1 <= TILE and w1 <= TILE):
             raise DeviceFault(f"TSLICE range [{h0}:{h1}:{hs}, {w0}:{w1}:{ws}] is not in a tile")
-        values = decode(self.node.resolve(addr, fmt.tile_bytes), fmt).astype(np.float32)
-        grid = untilize(values, (TILE, TILE)) if flags & memmap.TSLICE_UNTILIZE else values
-        grid = grid.reshape(TILE, TILE)
-        digits = 4 if fmt.itemsize == 2 else 7  # bf16 holds about 3 significant digits
-        width = max(len(f"{v:.{digits}g}") for v in grid.flat)
+        texts = self._tile_texts(addr, fmt, bool(flags & memmap.TSLICE_UNTILIZE))
         budget = max_bytes // max(fmt.itemsize, 2)  # values the slice's buffer holds
         rows = []
-        for row in grid[h0:h1:hs, w0:w1:ws].tolist():
-            row = row[: max(budget, 0)]
+        for row in texts[h0:h1:hs]:
+            row = row[w0:w1:ws][: max(budget, 0)]
             budget -= len(row)
-            rows.append(" ".join(f"{v:.{digits}g}".rjust(width) for v in row))
+            rows.append(" ".join(row))
         if flags & memmap.TSLICE_ENDL_ROWS:
             return "".join(r + "\n" for r in rows)
         return " ".join(rows)
+
+    def _tile_texts(self, addr: int, fmt, untilized: bool) -> list[list[str]]:
+        """The tile at L1 ``addr`` as 32 rows of values, each right-aligned to the tile's
+        widest; kept for the next call while the tile is unchanged (a tile prints as 32
+        one-row TSLICEs)."""
+        raw = self.node.resolve(addr, fmt.tile_bytes)
+        key = (addr, fmt.name, untilized, raw.tobytes())
+        if self._tile_cache is not None and self._tile_cache[0] == key:
+            return self._tile_cache[1]
+        values = decode(raw, fmt).astype(np.float32)
+        grid = untilize(values, (TILE, TILE)) if untilized else values.reshape(TILE, TILE)
+        digits = 4 if fmt.itemsize == 2 else 7  # bf16 holds about 3 significant digits
+        text = [[f"{v:.{digits}g}" for v in row] for row in grid.tolist()]
+        width = max(len(v) for row in text for v in row)
+        texts = [[v.rjust(width) for v in row] for row in text]
+        self._tile_cache = (key, texts)
+        return texts
 
     def string(self, addr: int) -> str:
         """The NUL-terminated string at ``addr`` in the kernel's LOCAL memory (cached)."""
@@ -206,10 +221,6 @@ class _Float:
             return format(float(self.value), spec)
         text = str(self.value)  # NumPy's shortest repr of the float32
         return text[:-2] if text.endswith(".0") else text
-
-
-class _Text(str):
-    """A TSLICE's text (``str.format`` pads it like a string)."""
 
 
 def _format(fmt: str, args: list) -> str:

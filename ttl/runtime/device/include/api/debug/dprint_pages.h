@@ -44,12 +44,7 @@ inline void print_bf16_pages(uint32_t l1_addr, uint32_t elts_per_page, uint32_t 
 }
 inline void print_f32_pages(uint32_t l1_addr, uint32_t elts_per_page, uint32_t npages,
                             uint32_t start = 0) {
-  volatile float* ptr = reinterpret_cast<volatile float*>(l1_addr) + start * elts_per_page;
-  for (uint32_t page = 0; page < npages; ++page) {
-    DPRINT("{}: ", start + page);
-    for (uint32_t j = 0; j < elts_per_page; ++j, ++ptr) DPRINT("{} ", static_cast<float>(*ptr));
-    DPRINT("\n");
-  }
+  ttl_print_pages<float, float>(l1_addr, elts_per_page, npages, start);
 }
 inline void print_u8_pages(uint32_t l1_addr, uint32_t bytes_per_page, uint32_t npages,
                            uint32_t start = 0) {

@@ -143,42 +143,46 @@ def build_elf(
         )
     cwd = os.getcwd()
     os.makedirs(out_dir, exist_ok=True)
+    timeout = flags.cxx_timeout()
     with tempfile.TemporaryDirectory(prefix=f"ttl-{build.stem}-") as objs:
         for command in commands(toolchain, build, out_dir, objs, source_dir=source_dir, cwd=cwd):
+            source = command[command.index("-c") + 1] if "-c" in command else None
             deps = None
-            if toolchain.confine_includes and "-c" in command:
+            if toolchain.confine_includes and source is not None:
                 deps = command[command.index("-o") + 1] + ".d"
                 command = [*command, "-MMD", "-MF", deps]
-            timeout = flags.cxx_timeout()
-            try:  # no stdin: a header that includes /dev/stdin reads nothing
-                proc = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    check=False,
-                    timeout=timeout,
-                )
-            except subprocess.TimeoutExpired:
-                step = (
-                    f"compiling {os.path.basename(command[command.index('-c') + 1])}"
-                    if "-c" in command
-                    else "linking"
-                )
-                raise DeviceBuildError(
-                    f"{toolchain.cxx} did not finish within {timeout:g} s ({step}): does a "
-                    f"header include a pipe or a device? ${flags.CXX_TIMEOUT_ENV} sets the limit"
-                ) from None
-            if proc.returncode != 0:
-                output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
-                raise DeviceBuildError(output)
-            if deps is not None:
-                check_inclusions(deps, command[command.index("-c") + 1], toolchain.include_dirs)
+            _run_compiler(toolchain.cxx, command, source, timeout, cwd)
+            if deps is not None and source is not None:
+                check_inclusions(deps, source, toolchain.include_dirs)
         if not os.path.isfile(os.path.join(out_dir, build.stem + ".elf")):
             raise DeviceBuildError(
                 f"{toolchain.cxx} exited 0 but wrote no {build.stem}.elf: is it a C++ compiler "
                 "for the device?"
             )
+
+
+def _run_compiler(
+    cxx: str, command: list[str], source: str | None, timeout: float, cwd: str
+) -> None:
+    """Runs one compile (of ``source``) or link command; DeviceBuildError with the
+    compiler's output if it fails, or if it runs past ``timeout`` seconds."""
+    try:  # no stdin: a header that includes /dev/stdin reads nothing
+        proc = subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        step = f"compiling {os.path.basename(source)}" if source is not None else "linking"
+        raise DeviceBuildError(
+            f"{cxx} did not finish within {timeout:g} s ({step}): does a header include a "
+            f"pipe or a device? ${flags.CXX_TIMEOUT_ENV} sets the limit"
+        ) from None
+    if proc.returncode != 0:
+        raise DeviceBuildError((proc.stdout + proc.stderr).replace(cwd + os.sep, ""))
 
 
 def check_inclusions(deps_file: str, source: str, toolchain_dirs: Sequence[str] = ()) -> None:

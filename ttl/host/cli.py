@@ -204,13 +204,10 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
         return 130
     except BrokenPipeError:
         raise  # `ttl run prog.py | head`: run() ends quietly
-    except OSError as e:
-        if e.errno not in _DISK_FULL:
-            print(_user_traceback(e), file=sys.stderr, end="")
-            return 1
-        print(f"ttl run: error: {_disk_full(e)}", file=sys.stderr)
-        return 1
     except BaseException as e:
+        if isinstance(e, OSError) and e.errno in _DISK_FULL:  # our prints' file, say
+            print(f"ttl run: error: {_disk_full(e)}", file=sys.stderr)
+            return 1
         print(_user_traceback(e), file=sys.stderr, end="")
         status = 1
     finally:

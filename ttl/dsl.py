@@ -364,12 +364,25 @@ def grid_size(dims: int = 2) -> Any:
     return sizes[0] if dims == 1 else sizes
 
 
+def node_index(coord: tuple[int, int], grid: tuple[int, int]) -> int:
+    """The spec's flattened index of node (x, y): ``x * grid_y + y`` (y varies fastest).
+
+    TT-Lang flattens a grid row-major over its dimensions (x, y), as
+    ``ttl.node(dims=1)`` and 1-D node coordinates in pipes and semaphores read it.
+    """
+    return coord[0] * grid[1] + coord[1]
+
+
+def node_at_index(index: int, grid: tuple[int, int]) -> tuple[int, int]:
+    """The (x, y) node whose flattened index (:func:`node_index`) is ``index``."""
+    return (index // grid[1], index % grid[1])
+
+
 def flatten_node(coord: tuple[int, int], grid: tuple[int, int], dims: int) -> Any:
-    """TT-Lang's node coordinates in ``dims`` dimensions (x varies fastest when flattened)."""
-    x, y = coord
+    """TT-Lang's node coordinates in ``dims`` dimensions (see :func:`node_index`)."""
     if dims == 1:
-        return x + y * grid[0]
-    return (x, y) + (0,) * (dims - 2)
+        return node_index(coord, grid)
+    return tuple(coord) + (0,) * (dims - 2)
 
 
 def node(dims: int = 2) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ttl.dsl import active_context
+from ttl.dsl import active_context, node_at_index
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 
 Rect = tuple[tuple[int, int], tuple[int, int]]  # ((x0, x1), (y0, y1)), half-open
@@ -35,7 +35,7 @@ def _coord(value: Any, grid: tuple[int, int], what: str, loc: SourceLoc) -> tupl
                 loc,
                 "use node coordinates inside ttl.grid_size()",
             )
-        return (value % gx, value // gx)
+        return node_at_index(value, grid)
     if isinstance(value, tuple) and len(value) >= 2 and all(_is_index(v) for v in value):
         x, y, *rest = value
         if any(rest) or not (0 <= x < gx and 0 <= y < gy):
@@ -135,7 +135,11 @@ class Pipe:
 
 
 class PipeNet:
-    """``ttl.PipeNet([pipes])``: pipes used together through ``if_src`` / ``if_dst``."""
+    """``ttl.PipeNet([pipes])``: pipes used together through ``if_src`` / ``if_dst``.
+
+    ``is_src()``, ``is_dst()`` and ``is_active()`` say whether the running node
+    takes part, in kernels and at the operation's top level.
+    """
 
     def __init__(self, pipes: Any):
         self.loc = caller_loc(2)
@@ -157,6 +161,34 @@ class PipeNet:
         self.pipes: list[Pipe] = pipes
         self.order = len(ctx.pipe_nets)
         ctx.pipe_nets.append(self)
+
+    def sends_from(self, node: tuple[int, int]) -> bool:
+        """Whether node (x, y) is the source of one of the net's pipes."""
+        return any(p.ends.src == tuple(node) for p in self.pipes)
+
+    def receives_at(self, node: tuple[int, int]) -> bool:
+        """Whether node (x, y) is in the destination of one of the net's pipes."""
+        x, y = node
+        rects = (p.ends.rect for p in self.pipes)
+        return any(x0 <= x < x1 and y0 <= y < y1 for (x0, x1), (y0, y1) in rects)
+
+    def _this_node(self, what: str) -> tuple[int, int]:
+        ctx = active_context(f"{what}()")
+        ctx.node_used = True  # the answer differs between nodes: evaluate per node
+        return ctx.node
+
+    def is_src(self) -> bool:
+        """Whether this node is the source of one of the net's pipes."""
+        return self.sends_from(self._this_node("is_src"))
+
+    def is_dst(self) -> bool:
+        """Whether this node is a destination of one of the net's pipes."""
+        return self.receives_at(self._this_node("is_dst"))
+
+    def is_active(self) -> bool:
+        """Whether this node sends or receives on the net (``is_src() or is_dst()``)."""
+        node = self._this_node("is_active")
+        return self.sends_from(node) or self.receives_at(node)
 
     def _kernel_only(self, what: str) -> Any:
         raise TTLCompileError(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttl._intrinsic import INTRINSIC_ATTR
-from ttl.dsl import active_context
+from ttl.dsl import active_context, node_at_index
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 
 SEMAPHORE_MAX = 2**32 - 1
@@ -47,7 +47,7 @@ def node_coord(node: Any, grid: tuple[int, int], loc: SourceLoc) -> tuple[int, i
                 loc,
                 f"use a node index in 0..{gx * gy - 1}, or an (x, y) coordinate",
             )
-        return (node % gx, node // gx)
+        return node_at_index(node, grid)
     if isinstance(node, tuple) and len(node) >= 2:
         if not all(isinstance(c, int) and not isinstance(c, bool) for c in node):
             raise TTLCompileError(

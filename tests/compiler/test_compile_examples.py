@@ -340,7 +340,8 @@ def test_grid_examples_use_node_and_bounds():
     filecheck(
         mm.sources["read.cpp"],
         """
-        CHECK: const int32_t me = node_x + {{.*}};
+        CHECK: const int32_t [[XG:.*]] = node_x * 4;
+        CHECK: const int32_t me = [[XG]] + node_y;
         CHECK: ttl_floordiv(blk_id, 4)
         """,
     )

@@ -217,8 +217,8 @@ ERRORS = [
     ("print(blk, num_pages=2)  # ERROR", "num_pages= applies to a tensor, not block 'blk'"),
     ("print(7, num_pages=2)  # ERROR", "num_pages= applies to a tensor, not no TT-Lang object"),
     ("print(a, file=None)  # ERROR", "print() got an unexpected keyword argument 'file'"),
-    ("print(a, num_pages=5)  # ERROR", "num_pages must be a compile-time integer from 1 to 4"),
-    ("print(a, num_pages=ttl.node(dims=1))  # ERROR", "num_pages must be a compile-time integer"),
+    ("print(a, num_pages=0)  # ERROR", "num_pages must be a positive compile-time integer"),
+    ("print(a, num_pages=ttl.node(dims=1))  # ERROR", "num_pages must be a positive compile-time"),
     ("print(1, sep=2)  # ERROR", "sep= must be a constant string"),
     ("print(*[1])  # ERROR", "print(*args) is not supported"),
     ("print(ttl.copy(blk, y[0, 0]))  # ERROR", "print() cannot print a transfer"),
@@ -237,6 +237,16 @@ def test_debugging_errors(compile_error, body, message):
     text = "\n".join("            " + line for line in lines)
     err = compile_error(DM.format(body=text), "op", {"a": "bf16[64,64]", "y": "bf16[64,64]"})
     assert message in err.message, err.render()
+
+
+def test_print_of_more_pages_than_the_tensor_has_prints_them_all(compile_source):
+    """"The first N pages" of a tensor with fewer pages is all of them (as tt-lang-sim)."""
+    specs = {"a": "bf16[64,64]", "y": "bf16[64,64]"}
+    irs = [
+        compile_source(DM.format(body=f"            print(a, num_pages={n})"), "op", specs).ir
+        for n in (4, 9)
+    ]
+    assert all("num_pages = 4 : i64" in ir for ir in irs)
 
 
 def test_print_of_a_released_block_is_an_os_error(compile_error):

@@ -40,14 +40,15 @@ def kernel(body: str, template: str = COMPUTE) -> str:
 
 
 UNSUPPORTED = [
-    ("n = helper(3)  # ERROR", "call to 'helper' is not supported in a kernel"),
+    ("n = helper(3, 4)  # ERROR", "helper(): too many positional arguments"),
+    ("n = print.__call__(3)  # ERROR", "call to 'print.__call__' is not supported in a kernel"),
     ("try:  # ERROR\n    pass\nexcept Exception:\n    pass", "a try statement is not supported"),
     ("f = lambda: 1  # ERROR", "a lambda is not supported"),
     ("xs = [i for i in range(3)]  # ERROR", "a list comprehension is not supported"),
     ("a_dfb.name = 1  # ERROR", "attribute writes are not supported"),
     ("for i in range(3):\n    break  # ERROR", "break is not supported"),
     ("x = undefined_name  # ERROR", "name 'undefined_name' is not defined"),
-    ("for i in [1, 2]:  # ERROR\n    pass", "for-loops must iterate over range"),
+    ("for i in ttl.node(dims=1):  # ERROR\n    pass", "for-loops iterate over range(...) or"),
     ("x = 1 / 2\ny = ttl.node(dims=1) / 2  # ERROR", "operator 'Div' is not supported on integers"),
 ]
 

@@ -125,8 +125,8 @@ if me < n * gz + z:
     filecheck(
         result.sources["kern.cpp"],
         """
-        CHECK: const int32_t [[M:.*]] = node_y * 2;
-        CHECK: const int32_t me = node_x + [[M]];
+        CHECK: const int32_t [[M:.*]] = node_x * 3;
+        CHECK: const int32_t me = [[M]] + node_y;
         CHECK: const bool {{.*}} = me < 6;
         CHECK: noc_async_read_page(tile0 * 4 + tile1, tensor_a,
         """,

@@ -161,11 +161,13 @@ def op(a, y):
 
     @ttl.compute()
     def compute():
-        def body(pipe):  # ERROR
+        def body(pipe):
             pass
+
+        net.if_src(body)  # ERROR
 """
     err = compile_error(source, "op", SPECS)
-    assert "a nested function is not supported in a compute kernel" in err.message
+    assert "if_src() on a pipe net is only allowed in data-movement kernels" in err.message
 
 
 def test_if_dst_at_operation_scope(compile_error):

@@ -6,13 +6,16 @@ import ast
 import builtins
 from typing import Any
 
+from xdsl.dialects import arith
+
 from ttl import dsl
 from ttl._intrinsic import intrinsic_name
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.store_plan import plan_store
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend import row_major, unary_math
-from ttl.compiler.frontend.pipes import is_pipe_value
+from ttl.compiler.frontend.inline import is_helper
+from ttl.compiler.frontend.pipes import CondBody, is_pipe_value
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.selectors import release_selector
 from ttl.compiler.frontend.sync import SYNC_VALUES
@@ -31,7 +34,29 @@ from ttl.pipes import PipeNet
 
 _NAW = "NAW, No Access while Writing"
 _ROR = "ROR, Read Only while Reading"
-_STATIC_BUILTINS = {builtins.min, builtins.max, builtins.abs, builtins.int, builtins.len}
+# Python builtins a kernel evaluates at compile time on compile-time values (and,
+# for min/max/abs/int, on runtime integers: _runtime_builtin).
+_STATIC_BUILTINS = {
+    builtins.min,
+    builtins.max,
+    builtins.abs,
+    builtins.int,
+    builtins.float,
+    builtins.bool,
+    builtins.len,
+    builtins.round,
+    builtins.divmod,
+    builtins.pow,
+    builtins.tuple,
+    builtins.list,
+    builtins.sum,
+    builtins.any,
+    builtins.all,
+    builtins.enumerate,
+    builtins.zip,
+    builtins.reversed,
+    builtins.sorted,
+}
 
 
 class CallsMixin(MixinBase):
@@ -53,6 +78,10 @@ class CallsMixin(MixinBase):
             if name.startswith("extern."):
                 return self.call_extern_intrinsic(name, node)
             return getattr(self, "call_" + name)(node)
+        if isinstance(callee, CondBody):
+            return self.call_helper(None, callee.node, node)
+        if is_helper(callee):
+            return self.call_function(callee, node)
         if callee is builtins.slice:
             return self.call_slice(node)
         if callee is builtins.print:
@@ -75,7 +104,15 @@ class CallsMixin(MixinBase):
                 all(not isinstance(a, Dyn | BlockHandle | bx.Expr) for a in args)
                 and not node.keywords
             ):
-                return callee(*args)
+                try:
+                    result = callee(*args)
+                except (TypeError, ValueError, ZeroDivisionError) as e:
+                    self.fail(f"{callee.__name__}(): {e}", node, None)
+                if callee in (builtins.enumerate, builtins.zip, builtins.reversed):
+                    return list(result)  # a compile-time sequence a for loop unrolls
+                return result
+            if not node.keywords and (runtime := self._runtime_builtin(callee, args, node)):
+                return runtime
         fname = ast.unparse(node.func)
         self.fail(
             f"call to '{fname}' is not supported in a kernel",
@@ -83,6 +120,29 @@ class CallsMixin(MixinBase):
             "kernels may call ttl functions (ttl.copy, ttl.math.*, ttl.node, ...) and DFB, "
             "block and transfer methods; compute other values at the operation's top level",
         )
+
+    def _runtime_builtin(self, callee: Any, args: list[Any], node: ast.Call) -> Dyn | None:
+        """``min``/``max``/``abs``/``int`` on runtime integers (compare and select)."""
+        if not args or not all(is_scalar(a) and self._kind(a) == "int" for a in args):
+            return None
+        if callee is builtins.int and len(args) == 1:
+            return args[0] if isinstance(args[0], Dyn) else None
+        if callee is builtins.abs and len(args) == 1:
+            negated = self.int_binop(ast.Sub(), 0, args[0], node)
+            return self._select_int(args[0], "slt", 0, negated, args[0], node)
+        if callee in (builtins.min, builtins.max) and len(args) >= 2:
+            pred = "slt" if callee is builtins.min else "sgt"
+            best = args[0]
+            for a in args[1:]:
+                best = self._select_int(a, pred, best, a, best, node)
+            return best
+        return None
+
+    def _select_int(self, a: Any, pred: str, b: Any, then: Any, other: Any, node: ast.AST) -> Dyn:
+        """``then if a <pred> b else other`` on integers."""
+        test = self.emit(arith.CmpiOp(self.to_ssa(a, node), self.to_ssa(b, node), pred))
+        op = arith.SelectOp(test.results[0], self.to_ssa(then, node), self.to_ssa(other, node))
+        return Dyn(self.emit(op).results[0], "int")
 
     def args(self, node: ast.Call, names: list[str], required: int) -> dict[str, Any]:
         """Bind a call's positional/keyword arguments to ``names`` (first ``required`` needed)."""
@@ -162,9 +222,9 @@ class CallsMixin(MixinBase):
         x, y = (self.emit(d.NodeOp(i)).results[0] for i in (0, 1))
         x.name_hint, y.name_hint = "node_x", "node_y"
         dx, dy = Dyn(x, "int", Affine.var(x)), Dyn(y, "int", Affine.var(y))
-        if dims == 1:  # flatten: x varies fastest
+        if dims == 1:  # dsl.node_index: x * grid_y + y
             return self.int_binop(
-                ast.Add(), dx, self.int_binop(ast.Mult(), dy, self.model.grid[0], node), node
+                ast.Add(), self.int_binop(ast.Mult(), dx, self.model.grid[1], node), dy, node
             )
         return (dx, dy) + (0,) * (dims - 2)
 
@@ -344,8 +404,7 @@ class CallsMixin(MixinBase):
             self.handles.append(h)
             return h
         if isinstance(obj, PipeNet):
-            self.call_pipe_net(m, node)
-            return None
+            return self.call_pipe_net(m, node)
         if isinstance(obj, TransferHandle):
             self.args(node, [], 0)
             if obj.waited:

@@ -132,6 +132,16 @@ class ControlFlowMixin(MixinBase):
     def visit_For(self, node: ast.For) -> None:
         if node.orelse:
             self.fail("for-else is not supported in a kernel", node, "remove the else clause")
+        if not self._is_range_call(node.iter):
+            items = self.visit(node.iter)
+            if isinstance(items, tuple | list):
+                return self._unrolled_for(node, items)
+            self.fail(
+                f"kernel for-loops iterate over range(...) or a compile-time tuple or list, "
+                f"got {self.describe(items)}",
+                node.iter,
+                "write 'for i in range(n):', or loop over a tuple captured from the operation",
+            )
         if not isinstance(node.target, ast.Name):
             self.fail(
                 "the loop variable must be a single name", node.target, "write 'for i in ...'"
@@ -155,6 +165,18 @@ class ControlFlowMixin(MixinBase):
         for name, kind, res in zip(carried, kinds, loop.results, strict=True):
             self.bind(name, Dyn(res, kind))
         self._poison_after([*other, node.target.id], node, "for loop", inside)
+
+    def _is_range_call(self, it: ast.expr) -> bool:
+        """A call of ``range`` (its bounds are checked by ``_range_bounds``)."""
+        return isinstance(it, ast.Call) and self.visit(it.func) is builtins.range
+
+    def _unrolled_for(self, node: ast.For, items: tuple[Any, ...] | list[Any]) -> None:
+        """A loop over a compile-time sequence runs its body once per element, as
+        Python would (the target keeps the last element afterwards)."""
+        for item in items:
+            self._assign_target(node.target, item)
+            self.visit_body(node.body)
+            self.stmt = node
 
     def _loop_body(
         self, block: Block, node: ast.For | ast.While, carried: list[str], kinds: list[str]

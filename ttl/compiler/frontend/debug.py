@@ -11,6 +11,7 @@ default 1), a block (its tiles) or a DFB (its state). It lowers to one
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from ttl import dsl
@@ -41,15 +42,18 @@ class DebugMixin(MixinBase):
                 )
         sep = self._print_text(kw["sep"].value, "sep") if "sep" in kw else " "
         end = self._print_text(kw["end"].value, "end") if "end" in kw else "\n"
-        args: list[str | int] = []  # text, or the index of a value
-        values = []
+        args: list[list[str | int]] = []  # per argument: text, or the index of a value
+        values: list[Any] = []
         obj: tuple[Any, ast.AST] | None = None
         obj_index = -1
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 self.fail("print(*args) is not supported in a kernel", arg, "list the values")
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                args.append(arg.value)
+                args.append([arg.value])
+                continue
+            if isinstance(arg, ast.JoinedStr):
+                args.append(self._print_fstring(arg, values))
                 continue
             v = self.visit(arg)
             if isinstance(v, _OBJECTS):
@@ -64,22 +68,10 @@ class DebugMixin(MixinBase):
                 values.append(self._print_object(v, arg))
                 obj_index = len(values) - 1
                 continue  # printed after the other arguments (as tt-lang-sim does)
-            if isinstance(v, Dyn):
-                values.append(v.value)
-                args.append(len(values) - 1)
-            elif isinstance(v, bx.Expr):
-                self.fail(
-                    "print() cannot print a block expression",
-                    arg,
-                    "store it into a reserved block and print the block",
-                )
-            elif isinstance(v, str | int | float | bool) or v is None:
-                args.append(str(v))  # a compile-time value: Python's own text
-            else:
-                self.fail(f"print() cannot print {self.describe(v)}", arg, _PRINT_HINT)
+            args.append([self._print_scalar(v, arg, values)])
         parts: list[str | int] = []
         for i, a in enumerate(args):
-            parts += [sep, a] if i else [a]
+            parts += [sep, *a] if i else a
         if obj is not None:
             parts.append(obj_index)
         num_pages = None
@@ -95,6 +87,69 @@ class DebugMixin(MixinBase):
         merged = _merge_text(parts)
         self.emit(d.PrintOp(merged, values, end, num_pages))
 
+    def _print_scalar(self, v: Any, arg: ast.AST, values: list[Any]) -> str | int:
+        """Text for a compile-time value, or the index in ``values`` of a runtime one."""
+        if isinstance(v, Dyn):
+            values.append(v.value)
+            return len(values) - 1
+        if isinstance(v, bx.Expr):
+            self.fail(
+                "print() cannot print a block expression",
+                arg,
+                "store it into a reserved block and print the block",
+            )
+        if isinstance(v, _OBJECTS):
+            self.fail(
+                f"an f-string cannot format {self.describe(v)}",
+                arg,
+                "pass the tensor, block or dataflow buffer to print() as its own argument",
+            )
+        if isinstance(v, str | int | float | bool) or v is None:
+            return str(v)  # a compile-time value: Python's own text
+        self.fail(f"print() cannot print {self.describe(v)}", arg, _PRINT_HINT)
+
+    def _print_fstring(self, node: ast.JoinedStr, values: list[Any]) -> list[str | int]:
+        """An f-string argument: its text, and its runtime values in place."""
+        out: list[str | int] = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                out.append(str(part.value))
+                continue
+            assert isinstance(part, ast.FormattedValue)
+            v = self.visit(part.value)
+            spec = part.format_spec
+            if isinstance(v, Dyn) and (spec is not None or part.conversion == ord("a")):
+                self.fail(
+                    "a runtime value in an f-string prints with its default format",
+                    part,
+                    f"write {{{ast.unparse(part.value)}}} without a format specification",
+                )
+            if not isinstance(v, Dyn) and (spec is not None or part.conversion != -1):
+                text = self._format_spec(spec) if isinstance(spec, ast.JoinedStr) else ""
+                conversions: dict[int, Callable[[Any], str]] = {
+                    ord("r"): repr,
+                    ord("s"): str,
+                    ord("a"): ascii,
+                }
+                conv = conversions.get(part.conversion)
+                v = format(conv(v) if conv else v, text)
+            out.append(self._print_scalar(v, part, values))
+        return out
+
+    def _format_spec(self, spec: ast.JoinedStr) -> str:
+        """The text of a format specification (``3d``, or ``{width}d`` of constants)."""
+        text = ""
+        for part in spec.values:
+            if isinstance(part, ast.Constant):
+                v = part.value
+            else:
+                assert isinstance(part, ast.FormattedValue)
+                v = self.visit(part.value)
+            if isinstance(v, Dyn):
+                self.fail("a format specification must be a compile-time value", part, None)
+            text += str(v)
+        return text
+
     def _print_text(self, arg: ast.expr, what: str) -> str:
         v = arg.value if isinstance(arg, ast.Constant) else self.visit(arg)
         if not isinstance(v, str):
@@ -103,16 +158,14 @@ class DebugMixin(MixinBase):
 
     def _num_pages(self, tensor: dsl.TensorArg, arg: ast.expr) -> int:
         n = self.visit(arg)
-        pages = _tensor_pages(tensor)
-        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= pages:
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             self.fail(
-                f"print(): num_pages must be a compile-time integer from 1 to {pages} "
-                f"(the pages of tensor '{tensor.name}'), got {self.describe(n)}"
-                + (f" {n}" if isinstance(n, int) else ""),
+                f"print(): num_pages must be a positive compile-time integer, got "
+                f"{self.describe(n)}" + (f" {n}" if isinstance(n, int) else ""),
                 arg,
                 "e.g. num_pages=2",
             )
-        return n
+        return min(n, _tensor_pages(tensor))  # the first n pages: all of them, if fewer
 
     def _print_object(self, v: Any, node: ast.AST):
         row_major = (isinstance(v, BlockHandle) and v.dfb.is_row_major) or (

@@ -26,6 +26,7 @@ from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.debug import DebugMixin
 from ttl.compiler.frontend.extern import ExternMixin
+from ttl.compiler.frontend.inline import InlineMixin
 from ttl.compiler.frontend.pipes import PipesMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.sync import SYNC_VALUES, SyncMixin
@@ -66,7 +67,7 @@ _UNSUPPORTED_HINTS: dict[type, tuple[str, str]] = {
     ast.Nonlocal: ("a nonlocal statement", "capture values from the operation instead"),
     ast.Delete: ("del", "remove the del statement"),
     ast.Assert: ("assert", "check conditions at the operation's top level"),
-    ast.JoinedStr: ("an f-string", "kernels have no strings; remove it"),
+    ast.JoinedStr: ("an f-string", "an f-string may be an argument of print(), nothing else"),
     ast.Dict: ("a dict", "use integer locals instead"),
     ast.Set: ("a set", "use integer locals instead"),
     ast.Await: ("await", "kernels are synchronous; remove await"),
@@ -108,6 +109,7 @@ class KernelCompiler(
     DebugMixin,
     PipesMixin,
     SyncMixin,
+    InlineMixin,
     ast.NodeVisitor,
 ):
     """Compiles one kernel function (never executed) from its AST."""
@@ -127,6 +129,8 @@ class KernelCompiler(
         self.handles: list[BlockHandle] = []
         self.loop_depth = 0
         self.stmt: ast.AST = thread.def_node
+        self.inline_stack: list[str] = []  # helpers being inlined (inline.py)
+        self.resolvers: list[Callable[[str], Any]] = []  # their free-name lookups
         self.accumulators: dict[str, BlockHandle] = {}
         # Per open statement list: sub-expressions stored into compiler-made DFBs.
         self.materialized: list[list[BlockHandle]] = []
@@ -360,7 +364,7 @@ class KernelCompiler(
                 self.fail(value.reason, node, value.hint)
             return value
         try:
-            value = self.thread.lookup(node.id)
+            value = self.lookup_free_name(node.id)
         except NodeVariesError as e:
             self.fail(
                 f"'{node.id}' is {e} that differs between nodes (the top level calls "
@@ -405,7 +409,7 @@ class KernelCompiler(
             if attr in ("shape", "dtype"):
                 return getattr(base, attr)
         elif isinstance(base, PipeNet):
-            if attr in ("if_src", "if_dst"):
+            if attr in ("if_src", "if_dst", "is_src", "is_dst", "is_active"):
                 return BoundMethod(base, attr)
         elif isinstance(base, SYNC_VALUES):
             return self.sync_attribute(base, node)

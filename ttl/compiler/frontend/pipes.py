@@ -22,6 +22,7 @@ from ttl.compiler.analysis.pipes import PipeUse
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import BlockHandle, BoundMethod, Dyn, TransferHandle
+from ttl.compiler.per_node import merge, node_order
 from ttl.errors import TTLCompileError
 from ttl.pipes import Pipe, PipeNet
 from ttl.source import node_loc
@@ -31,7 +32,7 @@ _COND = "ttl pipe condition"  # a name no Python program can bind
 
 @dataclass(frozen=True)
 class CondBody:
-    """A function defined in a data-movement kernel (a condition body for a pipe net)."""
+    """A function defined in a kernel: a helper (inline.py) or a pipe net's condition body."""
 
     node: ast.FunctionDef
 
@@ -71,25 +72,23 @@ class PipesMixin(MixinBase):
     """Condition bodies, ``if_src``/``if_dst`` and pipe copies (mixed into KernelCompiler)."""
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        if self.is_compute:
-            self.fail(
-                "a nested function is not supported in a compute kernel",
-                node,
-                "define helpers at the operation's top level; condition bodies of pipe nets "
-                "belong in @ttl.datamovement() kernels",
-            )
+        """A function defined in a kernel: a helper inlined where it is called, or a
+        condition body of a pipe net."""
         if node.decorator_list:
             self.fail(
-                f"the condition body '{node.name}' must not have decorators",
+                f"the function '{node.name}' defined in a kernel must not have decorators",
                 node.decorator_list[0],
                 f"write a plain 'def {node.name}(pipe):'",
             )
         self.bind(node.name, CondBody(node))
 
-    def call_pipe_net(self, m: BoundMethod, node: ast.Call) -> None:
-        """``net.if_src(fn)`` / ``net.if_dst(fn)``: inline ``fn`` once per matching pipe."""
+    def call_pipe_net(self, m: BoundMethod, node: ast.Call) -> Any:
+        """``net.if_src(fn)`` / ``net.if_dst(fn)``: inline ``fn`` once per matching pipe;
+        ``net.is_src()`` / ``is_dst()`` / ``is_active()``: this node's role, as a bool."""
         net = m.obj
         assert isinstance(net, PipeNet)
+        if m.method.startswith("is_"):
+            return self._pipe_role(net, m.method, node)
         if self.is_compute:
             self.fail(
                 f"{m.method}() on a pipe net is only allowed in data-movement kernels",
@@ -133,6 +132,23 @@ class PipesMixin(MixinBase):
             self.stmt = node
         # The body's locals are its own (Python scoping): drop them.
         self.vars = outer
+
+    def _pipe_role(self, net: PipeNet, method: str, node: ast.Call) -> Any:
+        """A bool per node (a constant where every node agrees): is this node a source,
+        a destination, or either, of ``net``'s pipes."""
+        self.args(node, [], 0)
+        grid = self.model.grid
+        role = {
+            "is_src": net.sends_from,
+            "is_dst": net.receives_at,
+            "is_active": lambda n: net.sends_from(n) or net.receives_at(n),
+        }[method]
+        merged = merge([role(n) for n in node_order(grid)], grid)
+        if isinstance(merged, bool):
+            return merged
+        value = self.per_node(merged)
+        value.value.name_hint = method
+        return value
 
     def _pipe_condition(self, pipe: Pipe, src: bool, node: ast.AST) -> Any:
         """``this node is the source`` / ``this node is in the destination``, on coordinates."""

@@ -132,7 +132,13 @@ class KernelCompilerProtocol(Protocol):
 
     def visit_If(self, node: ast.If) -> None: ...  # ControlFlowMixin
 
-    def call_pipe_net(self, m: Any, node: ast.Call) -> None: ...  # PipesMixin
+    def call_pipe_net(self, m: Any, node: ast.Call) -> Any: ...  # PipesMixin
+
+    def call_helper(self, fn: Any, fdef: ast.FunctionDef, node: ast.Call) -> Any: ...  # Inline
+
+    def call_function(self, fn: Any, node: ast.Call) -> Any: ...  # InlineMixin
+
+    def lookup_free_name(self, name: str) -> Any: ...  # InlineMixin
 
     def pipe_copy(self, node: ast.Call, src: Any, dst: Any) -> Any: ...  # PipesMixin
 
@@ -143,7 +149,7 @@ class KernelCompilerProtocol(Protocol):
     ) -> tuple[Any, SSAValue]: ...  # AccumulateMixin
 
     # ------------------------------------------------------------ accumulators (accumulate.py)
-    filename: str
+    filename: str  # the file of the code being compiled (a helper's, while inlining it)
     header: list[Operation]  # ops placed at the kernel's entry
     accumulators: dict[str, BlockHandle]  # accumulator name -> its reserved block
     accumulator_names: frozenset[str]  # targets of augmented assignments (compute kernels)

@@ -269,10 +269,10 @@ class SyncMixin(MixinBase):
             return node_coord(
                 tuple(coord) if isinstance(coord, list) else coord, grid, self._at(where)
             )
-        if isinstance(coord, Dyn):  # a flattened index: x varies fastest
+        if isinstance(coord, Dyn):  # a flattened index (dsl.node_at_index)
             return (
-                self.int_binop(ast.Mod(), coord, grid[0], where),
-                self.int_binop(ast.FloorDiv(), coord, grid[0], where),
+                self.int_binop(ast.FloorDiv(), coord, grid[1], where),
+                self.int_binop(ast.Mod(), coord, grid[1], where),
             )
         if isinstance(coord, tuple | list) and len(coord) >= 2:
             return (coord[0], coord[1])

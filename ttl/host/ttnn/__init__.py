@@ -92,6 +92,7 @@ from ttl.host.ttnn.tensor import Shape, Tensor, to_torch
 from ttl.host.ttnn.types import (
     ROW_MAJOR_LAYOUT,
     TILE_LAYOUT,
+    TILE_SIZE,
     BufferType,
     DataType,
     Layout,
@@ -106,6 +107,7 @@ __all__ = [
     "L1_MEMORY_CONFIG",
     "ROW_MAJOR_LAYOUT",
     "TILE_LAYOUT",
+    "TILE_SIZE",
     "BufferType",
     "ConcatMeshToTensor",
     "CoreCoord",

@@ -8,6 +8,7 @@ import ml_dtypes
 import numpy as np
 
 TILE = 32  # a tile is TILE x TILE elements
+TILE_SIZE = TILE  # ttnn's public name for it (ttnn/types.py)
 
 
 class DataType(enum.Enum):

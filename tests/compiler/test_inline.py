@@ -1,0 +1,93 @@
+"""Kernels calling the program's Python: helpers inlined, builtins, static loops.
+
+The programs in tests/programs run these forms end to end; here each form's
+compiled shape and each rejection is checked on its own.
+"""
+
+from __future__ import annotations
+
+from compiler_testlib import filecheck
+
+SPECS = {"a": "bf16[64,64]", "y": "bf16[64,64]"}
+
+PROGRAM = """
+import ttl
+
+{helpers}
+
+@ttl.operation(grid=(2, 1))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+
+    @ttl.datamovement()
+    def read():
+        me = ttl.node(dims=1)
+{body}
+"""
+
+
+def program(body: str, helpers: str = "") -> str:
+    lines = body.strip("\n").splitlines()
+    return PROGRAM.format(helpers=helpers, body="\n".join("        " + line for line in lines))
+
+
+def test_a_helper_with_returns_in_branches_becomes_a_select(compile_source):
+    helpers = '''
+def pick(n):
+    if n < 1:
+        return 2
+    return n + 5
+'''
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, pick(me) - 2], blk).wait()
+"""
+    result = compile_source(program(body, helpers), "op", SPECS)
+    assert "scf.if" in result.ir
+    filecheck(result.sources["read.cpp"], "CHECK: if (\nCHECK: } else {")
+
+
+def test_runtime_min_max_abs_compare_and_select(compile_source):
+    body = """
+lo = min(me, 1)
+hi = max(me - 1, 0)
+with a_dfb.reserve() as blk:
+    ttl.copy(a[abs(lo - hi), lo], blk).wait()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    assert result.ir.count("arith.select") == 3
+
+
+def test_a_loop_over_a_compile_time_tuple_is_unrolled(compile_source):
+    body = """
+for i, (row, col) in enumerate(((0, 1), (1, 0))):
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[row, col + i - i], blk).wait()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    assert result.ir.count("ttl.copy") == 2
+    assert "scf.for" not in result.ir
+
+
+def test_a_recursive_helper_is_a_located_error(compile_error):
+    helpers = """
+def down(n):
+    return down(n - 1)  # ERROR
+"""
+    err = compile_error(program("n = down(me)", helpers), "op", SPECS)
+    assert "'down' calls itself" in err.message
+
+
+def test_a_return_inside_a_helper_loop_is_a_located_error(compile_error):
+    helpers = """
+def first(n):
+    for i in range(n):
+        return i  # ERROR
+"""
+    err = compile_error(program("n = first(3)", helpers), "op", SPECS)
+    assert "'first' returns from inside a 'for' statement" in err.message
+
+
+def test_a_format_specification_on_a_runtime_value_is_a_located_error(compile_error):
+    err = compile_error(program('print(f"{me:3d}")  # ERROR'), "op", SPECS)
+    assert "prints with its default format" in err.message

@@ -240,7 +240,7 @@ def test_debugging_errors(compile_error, body, message):
 
 
 def test_print_of_more_pages_than_the_tensor_has_prints_them_all(compile_source):
-    """"The first N pages" of a tensor with fewer pages is all of them (as tt-lang-sim)."""
+    """ "The first N pages" of a tensor with fewer pages is all of them (as tt-lang-sim)."""
     specs = {"a": "bf16[64,64]", "y": "bf16[64,64]"}
     irs = [
         compile_source(DM.format(body=f"            print(a, num_pages={n})"), "op", specs).ir

@@ -32,12 +32,12 @@ def program(body: str, helpers: str = "") -> str:
 
 
 def test_a_helper_with_returns_in_branches_becomes_a_select(compile_source):
-    helpers = '''
+    helpers = """
 def pick(n):
     if n < 1:
         return 2
     return n + 5
-'''
+"""
     body = """
 with a_dfb.reserve() as blk:
     ttl.copy(a[0, pick(me) - 2], blk).wait()

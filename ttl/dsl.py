@@ -227,11 +227,26 @@ def active_context(what: str) -> EvalContext:
     return ctx
 
 
-def make_dataflow_buffer_like(tensor: Any, shape: Any, block_count: int = 2) -> DataflowBuffer:
+def make_dataflow_buffer_like(
+    tensor: Any, shape: Any, block_count: int | None = None, *, buffer_factor: int | None = None
+) -> DataflowBuffer:
     """Create a DFB whose blocks have ``shape`` units of ``tensor``'s dtype: tiles for a
-    tiled tensor, elements for a row-major one (any rank, e.g. ``shape=(C,)``)."""
+    tiled tensor, elements for a row-major one (any rank, e.g. ``shape=(C,)``).
+
+    ``block_count`` defaults to 2; ``buffer_factor`` is its name before spec v0.15,
+    which renamed it, and is accepted for programs written then.
+    """
     ctx = active_context("ttl.make_dataflow_buffer_like()")
     loc = caller_loc(2)
+    if block_count is not None and buffer_factor is not None:
+        raise TTLCompileError(
+            "make_dataflow_buffer_like() got both block_count= and buffer_factor= (its name "
+            "before spec v0.15)",
+            loc,
+            "write only block_count=",
+        )
+    if block_count is None:
+        block_count = buffer_factor if buffer_factor is not None else 2
     if not isinstance(tensor, TensorArg):
         raise TTLCompileError(
             "the first argument of make_dataflow_buffer_like must be an operation tensor",

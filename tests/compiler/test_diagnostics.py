@@ -284,8 +284,9 @@ def test_grid_larger_than_target(compile_error):
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
     assert err.message == "grid (9, 8) is larger than the wormhole_b0 grid (8, 8)"
-    # The same grid fits blackhole (13 x 10).
-    assert err.loc is not None
+    # The same grid fits blackhole (13 x 10): the hint says how to target it.
+    assert "compile for the blackhole target, whose grid is (13, 10)" in (err.hint or "")
+    assert "ttl run --target=blackhole" in (err.hint or "")
 
 
 def test_grid_fits_blackhole_not_wormhole(compile_source, compile_error):

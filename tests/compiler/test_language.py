@@ -370,3 +370,19 @@ for copy_tile in range(pack_tile + dfb_a_dfb + exp_tile + int + ttl.node(dims=1)
         CHECK: const uint32_t v_tensor_a_addr = get_write_ptr(dfb_a_dfb);
         """,
     )
+
+
+def test_buffer_factor_is_block_counts_name_before_spec_0_15(compile_source, compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0:2, 0:2], blk).wait()
+"""
+    first = "shape=(2, 2))\n    c_dfb"
+    old = program(body).replace(first, "shape=(2, 2), buffer_factor=3)\n    c_dfb")
+    new = program(body).replace(first, "shape=(2, 2), block_count=3)\n    c_dfb")
+    assert "buffer_factor=3" in old
+    dfbs = [compile_source(s, "op", SPECS).manifest["dfbs"] for s in (old, new)]
+    assert dfbs[0] == dfbs[1]
+    both = old.replace("buffer_factor=3)", "block_count=2, buffer_factor=3)  # ERROR")
+    err = compile_error(both, "op", SPECS)
+    assert "got both block_count= and buffer_factor=" in err.message

@@ -274,3 +274,28 @@ def op(x, y):
 """
     err = compile_error(source, "op", SPECS)
     assert "'sem' is a semaphore: semaphores and group transfers are supported in" in err.message
+
+
+def test_an_operation_without_tensors_compiles(compile_source):
+    """The spec's barrier examples take no tensors: only semaphores and kernels."""
+    source = """
+import ttl
+
+@ttl.operation(grid=(2, 1))
+def barrier():
+    sem = ttl.Semaphore()
+    first = sem.get_remote((0, 0))
+
+    @ttl.datamovement()
+    def dm():
+        if ttl.node(dims=1) != 0:
+            first.inc(1)
+        else:
+            sem.wait_eq(1)
+
+    @ttl.compute()
+    def compute():
+        pass
+"""
+    result = compile_source(source, "barrier", {})
+    assert "noc_semaphore_wait" in result.sources["dm.cpp"]

@@ -32,7 +32,7 @@ from ttl.options import CompilerOptions
 from ttl.semaphore import Semaphore
 from ttl.source import function_def, node_loc
 from ttl.specs import TensorSpec
-from ttl.targets import Target, parse_grid
+from ttl.targets import TARGETS, Target, parse_grid
 
 
 def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int]:
@@ -52,10 +52,17 @@ def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int
     x, y = (grid[0], grid[1]) if len(grid) == 2 else (grid[0], 1)
     fx, fy = target.full_grid
     if x > fx or y > fy:
+        fits = [t for t in TARGETS.values() if x <= t.full_grid[0] and y <= t.full_grid[1]]
+        other = (
+            f"; or compile for the {fits[0].name} target, whose grid is {fits[0].full_grid} "
+            f'(ttl run --target={fits[0].name}, or target = "{fits[0].name}" in Bazel)'
+            if fits
+            else ""
+        )
         raise TTLCompileError(
             f"grid ({x}, {y}) is larger than the {target.name} grid ({fx}, {fy})",
             loc,
-            f'use a grid of at most ({fx}, {fy}), or grid="full" to take the whole device',
+            f'use a grid of at most ({fx}, {fy}), or grid="full" to take the whole device' + other,
         )
     return (x, y)
 

@@ -58,7 +58,7 @@ def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
     """Gives each compute kernel of ``operation`` with ones-scaler reductions its DFB."""
     kernels = [k for k in operation.body.ops if isinstance(k, d.KernelOp)]
     allowed = compiler_dfbs_allowed(operation)
-    tensor = next(op for op in operation.body.ops if isinstance(op, d.TensorOp))
+    tensor = next((op for op in operation.body.ops if isinstance(op, d.TensorOp)), None)
     producer = next((k for k in kernels if not k.is_compute), None)
     for kernel in kernels:
         reductions = ones_scaler_reductions(kernel) if kernel.is_compute else []
@@ -74,6 +74,7 @@ def materialize_scalers(operation: d.OperationOp, pass_name: str) -> None:
                 "s_blk filled with 1.0), or drop --no-ttl-compiler-dfbs",
             )
         name = new_dfb_name(operation, f"scaler_{kernel.sym_name.data}")
+        assert tensor is not None  # a reduction reads a DFB, which is like a tensor
         add_dfb(operation, d.DFBOp(name, tensor.sym_name.data, SCALER_TYPE, 1, tile_bytes("bf16")))
         _wait_at_entry(kernel, name, reductions)
         if producer is None:  # a compute-only operation: the kernel packs the tile itself

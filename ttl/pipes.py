@@ -172,23 +172,32 @@ class PipeNet:
         rects = (p.ends.rect for p in self.pipes)
         return any(x0 <= x < x1 and y0 <= y < y1 for (x0, x1), (y0, y1) in rects)
 
-    def _this_node(self, what: str) -> tuple[int, int]:
-        ctx = active_context(f"{what}()")
+    def role_at(self, role: str, node: tuple[int, int]) -> bool:
+        """Whether node (x, y) plays ``role``: ``is_src`` (sends on a pipe), ``is_dst``
+        (receives on one) or ``is_active`` (either)."""
+        if role == "is_src":
+            return self.sends_from(node)
+        if role == "is_dst":
+            return self.receives_at(node)
+        assert role == "is_active", role
+        return self.sends_from(node) or self.receives_at(node)
+
+    def _role_here(self, role: str) -> bool:
+        ctx = active_context(f"{role}()")
         ctx.node_used = True  # the answer differs between nodes: evaluate per node
-        return ctx.node
+        return self.role_at(role, ctx.node)
 
     def is_src(self) -> bool:
         """Whether this node is the source of one of the net's pipes."""
-        return self.sends_from(self._this_node("is_src"))
+        return self._role_here("is_src")
 
     def is_dst(self) -> bool:
         """Whether this node is a destination of one of the net's pipes."""
-        return self.receives_at(self._this_node("is_dst"))
+        return self._role_here("is_dst")
 
     def is_active(self) -> bool:
         """Whether this node sends or receives on the net (``is_src() or is_dst()``)."""
-        node = self._this_node("is_active")
-        return self.sends_from(node) or self.receives_at(node)
+        return self._role_here("is_active")
 
     def _kernel_only(self, what: str) -> Any:
         raise TTLCompileError(

@@ -91,3 +91,20 @@ def first(n):
 def test_a_format_specification_on_a_runtime_value_is_a_located_error(compile_error):
     err = compile_error(program('print(f"{me:3d}")  # ERROR'), "op", SPECS)
     assert "prints with its default format" in err.message
+
+
+def test_a_helper_from_another_module_is_located_in_its_own_file(compile_source, tmp_path):
+    """Its C++ comments and its diagnostics name its own file, not the kernel's."""
+    (tmp_path / "inline_tiles_lib.py").write_text("def second(n):\n    return n + 1\n")
+    helpers = """
+import os, sys
+sys.path.insert(0, os.path.dirname(__file__))
+from inline_tiles_lib import second
+"""
+    body = """
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, second(me) - 1], blk).wait()
+"""
+    result = compile_source(program(body, helpers), "op", SPECS)
+    filecheck(result.sources["read.cpp"], "CHECK: // inline_tiles_lib.py:2{{$}}")
+    assert "inline_tiles_lib.py:2:" not in result.sources["read.cpp"]

@@ -44,14 +44,16 @@ class ThreadModel:
         With per-node evaluations, values that differ between nodes are merged
         (:func:`ttl.compiler.per_node.merge`; may raise ``NodeVariesError``).
         """
-        value = _lookup(self.thread.fn, name)
+        value = free_name(self.thread.fn, name)
         if not self.node_fns or value is UNBOUND:
             return value
-        values = [value, *(_lookup(fn, name) for fn in self.node_fns)]
+        values = [value, *(free_name(fn, name) for fn in self.node_fns)]
         return merge(values, self.grid)
 
 
-def _lookup(fn: Callable[..., Any], name: str) -> Any:
+def free_name(fn: Callable[..., Any], name: str) -> Any:
+    """What the free name ``name`` of ``fn`` is bound to, as Python resolves it: ``fn``'s
+    closure, then its module's globals, then builtins (:data:`UNBOUND` if none)."""
     code = fn.__code__
     if name in code.co_freevars and fn.__closure__ is not None:
         cell = fn.__closure__[code.co_freevars.index(name)]

@@ -352,8 +352,12 @@ class KernelEmitter(SyncEmitMixin):
         if not isinstance(loc, FileLineColLoc) or loc.line.data == self.last_line:
             return
         self.last_line = n = loc.line.data
+        name = loc.filename.data
+        if name != self.source_name:  # a helper inlined from another file: no text of it here
+            self.pending_comment = f"// {name}:{n}"
+            return
         text = _statement_text(self.source_lines, n)
-        self.pending_comment = f"// {self.source_name}:{n}: {text}"
+        self.pending_comment = f"// {name}:{n}: {text}"
 
     # ------------------------------------------------------------ values
     def define(self, value: SSAValue, hint: str | None = None) -> str:

@@ -26,6 +26,10 @@ _PRINT_KEYWORDS = ("sep", "end", "num_pages")
 _OBJECTS = (dsl.TensorArg, dsl.DataflowBuffer, BlockHandle)
 
 
+# f-string conversions (!r, !s, !a) by their ast.FormattedValue code.
+_CONVERSIONS: dict[int, Callable[[Any], str]] = {ord("r"): repr, ord("s"): str, ord("a"): ascii}
+
+
 class DebugMixin(MixinBase):
     """``print`` and ``ttl.signpost`` (mixed into KernelCompiler)."""
 
@@ -126,12 +130,7 @@ class DebugMixin(MixinBase):
                 )
             if not isinstance(v, Dyn) and (spec is not None or part.conversion != -1):
                 text = self._format_spec(spec) if isinstance(spec, ast.JoinedStr) else ""
-                conversions: dict[int, Callable[[Any], str]] = {
-                    ord("r"): repr,
-                    ord("s"): str,
-                    ord("a"): ascii,
-                }
-                conv = conversions.get(part.conversion)
+                conv = _CONVERSIONS.get(part.conversion)
                 v = format(conv(v) if conv else v, text)
             out.append(self._print_scalar(v, part, values))
         return out

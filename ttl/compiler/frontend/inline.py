@@ -19,14 +19,13 @@ helper that calls itself.
 from __future__ import annotations
 
 import ast
-import builtins
 import inspect
 import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ttl.compiler.frontend.protocol import MixinBase
-from ttl.compiler.model import UNBOUND, is_unbound
+from ttl.compiler.model import free_name, is_unbound
 from ttl.source import function_def
 
 MAX_INLINE_DEPTH = 32
@@ -105,12 +104,9 @@ class InlineMixin(MixinBase):
         """The helper's parameters bound as Python binds them (defaults included)."""
         if fn is not None:
             signature = inspect.signature(fn)
-        else:
-            if fdef.args.defaults or fdef.args.kw_defaults:
-                defaults = [self.visit(d) for d in fdef.args.defaults]
-                kw_defaults = [None if d is None else self.visit(d) for d in fdef.args.kw_defaults]
-            else:
-                defaults, kw_defaults = [], []
+        else:  # defaults are evaluated where the def is, as Python does
+            defaults = [self.visit(d) for d in fdef.args.defaults]
+            kw_defaults = [None if d is None else self.visit(d) for d in fdef.args.kw_defaults]
             signature = _signature(fdef.args, defaults, kw_defaults)
         try:
             bound = signature.bind(*args, **kwargs)
@@ -130,21 +126,14 @@ class InlineMixin(MixinBase):
 def _closure_resolver(fn: types.FunctionType, operation_lookup: Callable[[str], Any]):
     """Resolves free names as ``fn`` sees them. Names of the operation's top level go
     through the kernel's lookup, which knows values that differ between nodes."""
-    code = fn.__code__
+    freevars = fn.__code__.co_freevars
 
     def resolve(name: str) -> Any:
-        if name in code.co_freevars:
+        if name in freevars:
             value = operation_lookup(name)
             if not is_unbound(value):
                 return value
-            if fn.__closure__ is not None:
-                try:
-                    return fn.__closure__[code.co_freevars.index(name)].cell_contents
-                except ValueError:
-                    return UNBOUND
-        if name in fn.__globals__:
-            return fn.__globals__[name]
-        return getattr(builtins, name, UNBOUND)
+        return free_name(fn, name)
 
     return resolve
 

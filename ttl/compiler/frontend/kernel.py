@@ -119,7 +119,6 @@ class KernelCompiler(
         self.thread = thread
         self.symbols = symbols
         self.filename = thread.filename
-        self.basename = os.path.basename(thread.filename)
         self.is_compute = thread.kind is dsl.KernelKind.COMPUTE
         self.vars: dict[str, Any] = {}
         self.entry = Block()
@@ -147,7 +146,7 @@ class KernelCompiler(
 
     def _loc(self, node: ast.AST) -> FileLineColLoc:
         return FileLineColLoc(
-            StringAttr(self.basename),
+            StringAttr(os.path.basename(self.filename)),  # a helper's own file when inlined
             IntAttr(getattr(node, "lineno", 0)),
             IntAttr(getattr(node, "col_offset", 0) + 1),
         )

@@ -138,12 +138,7 @@ class PipesMixin(MixinBase):
         a destination, or either, of ``net``'s pipes."""
         self.args(node, [], 0)
         grid = self.model.grid
-        role = {
-            "is_src": net.sends_from,
-            "is_dst": net.receives_at,
-            "is_active": lambda n: net.sends_from(n) or net.receives_at(n),
-        }[method]
-        merged = merge([role(n) for n in node_order(grid)], grid)
+        merged = merge([net.role_at(method, n) for n in node_order(grid)], grid)
         if isinstance(merged, bool):
             return merged
         value = self.per_node(merged)

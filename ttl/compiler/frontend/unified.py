@@ -24,7 +24,6 @@ Ownership rules (external-functions spec, "DFB synchronization ownership"):
 from __future__ import annotations
 
 import ast
-import builtins
 import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from ttl.compiler.frontend.compose import (
 )
 from ttl.compiler.frontend.extern import extern_arguments
 from ttl.compiler.frontend.selectors import parse_selector
-from ttl.compiler.model import UNBOUND, ThreadModel
+from ttl.compiler.model import UNBOUND, ThreadModel, free_name
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
 from ttl.semaphore import SYNC_DSL_VALUES, GroupTransfer
@@ -66,15 +65,7 @@ class _Resolver:
     def lookup(self, name: str) -> Any:
         if name in self.scope:
             return self.scope[name]
-        code = self.fn.__code__
-        if name in code.co_freevars and self.fn.__closure__ is not None:
-            try:
-                return self.fn.__closure__[code.co_freevars.index(name)].cell_contents
-            except ValueError:
-                return UNBOUND
-        if name in self.fn.__globals__:
-            return self.fn.__globals__[name]
-        return getattr(builtins, name, UNBOUND)
+        return free_name(self.fn, name)
 
     def static(self, expr: ast.expr) -> Any:
         """Names, attribute chains, ``|`` and tuples of compile-time objects, else UNBOUND."""

@@ -108,3 +108,18 @@ with a_dfb.reserve() as blk:
     result = compile_source(program(body, helpers), "op", SPECS)
     filecheck(result.sources["read.cpp"], "CHECK: // inline_tiles_lib.py:2{{$}}")
     assert "inline_tiles_lib.py:2:" not in result.sources["read.cpp"]
+
+
+def test_bad_calls_of_helpers_and_builtins_are_located_errors(compile_error):
+    helpers = "def one(n=1):\n    return n\n"
+    cases = [
+        ("n = one(*(1,))  # ERROR", "'*' arguments are not supported in a kernel"),
+        ("n = one(**{})  # ERROR", "'**' arguments are not supported in a kernel"),
+        ("n = divmod(1, 0)  # ERROR", "divmod(): integer division or modulo by zero"),
+        ('print(f"{a_dfb}")  # ERROR', "an f-string cannot format dataflow buffer 'a_dfb'"),
+        ('print(f"{3:{me}}")  # ERROR', "a format specification must be a compile-time value"),
+        ("@one  # ERROR\ndef inner():\n    pass", "defined in a kernel must not have decorators"),
+    ]
+    for body, message in cases:
+        err = compile_error(program(body, helpers), "op", SPECS)
+        assert message in err.message, err.render()

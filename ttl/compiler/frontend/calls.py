@@ -107,7 +107,11 @@ class CallsMixin(MixinBase):
                 try:
                     result = callee(*args)
                 except (TypeError, ValueError, ZeroDivisionError) as e:
-                    self.fail(f"{callee.__name__}(): {e}", node, None)
+                    self.fail(
+                        f"{callee.__name__}(): {e}",
+                        node,
+                        "the arguments are compile-time values here: fix them as in Python",
+                    )
                 if callee in (builtins.enumerate, builtins.zip, builtins.reversed):
                     return list(result)  # a compile-time sequence a for loop unrolls
                 return result

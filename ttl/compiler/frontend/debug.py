@@ -145,7 +145,11 @@ class DebugMixin(MixinBase):
                 assert isinstance(part, ast.FormattedValue)
                 v = self.visit(part.value)
             if isinstance(v, Dyn):
-                self.fail("a format specification must be a compile-time value", part, None)
+                self.fail(
+                    "a format specification must be a compile-time value",
+                    part,
+                    "write a constant specification, e.g. {x:>4}",
+                )
             text += str(v)
         return text
 

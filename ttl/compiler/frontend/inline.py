@@ -69,9 +69,15 @@ class InlineMixin(MixinBase):
             )
         for kw in node.keywords:
             if kw.arg is None:
-                self.fail("'**' arguments are not supported in a kernel", kw.value, None)
+                self.fail(
+                    "'**' arguments are not supported in a kernel",
+                    kw.value,
+                    "pass each keyword argument by name",
+                )
         if any(isinstance(a, ast.Starred) for a in node.args):
-            self.fail("'*' arguments are not supported in a kernel", node, None)
+            self.fail(
+                "'*' arguments are not supported in a kernel", node, "pass each argument in turn"
+            )
         args = [self.visit(a) for a in node.args]
         kwargs = {kw.arg: self.visit(kw.value) for kw in node.keywords if kw.arg}
         params = self._bind_parameters(fn, fdef, args, kwargs, node)

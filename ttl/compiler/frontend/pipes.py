@@ -78,7 +78,7 @@ class PipesMixin(MixinBase):
             self.fail(
                 f"the function '{node.name}' defined in a kernel must not have decorators",
                 node.decorator_list[0],
-                f"write a plain 'def {node.name}(pipe):'",
+                f"remove the decorator: write a plain 'def {node.name}(...):'",
             )
         self.bind(node.name, CondBody(node))
 

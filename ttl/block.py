@@ -6,6 +6,15 @@ tt-lang-sim spells these ``ttl.block.*``; the specification spells them
 
 from __future__ import annotations
 
-from ttl.math import broadcast, fill, mask, mask_posinf, transpose, where
+from ttl.math import broadcast, fill, mask, mask_posinf, squeeze, transpose, unsqueeze, where
 
-__all__ = ["broadcast", "fill", "mask", "mask_posinf", "transpose", "where"]
+__all__ = [
+    "broadcast",
+    "fill",
+    "mask",
+    "mask_posinf",
+    "squeeze",
+    "transpose",
+    "unsqueeze",
+    "where",
+]

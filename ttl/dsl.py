@@ -322,9 +322,12 @@ def _thread_decorator(kind: KernelKind, kernel: KernelKind | Kernel | None):
         check_thread_selector(kind, kernel, loc)
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        ctx = active_context(
-            f"@ttl.{'compute' if kind is KernelKind.COMPUTE else 'datamovement'}()"
-        )
+        ctx = _CONTEXT.get()
+        if ctx is None:
+            # Outside an operation body (the spec's debug_printing.py fragment defines one
+            # at module level): the function belongs to no operation and stays a plain
+            # function; a kernel runs only where an operation body defines it.
+            return fn
         ctx.threads.append(Thread(kind, fn, kernel, loc, len(ctx.threads)))
         return fn
 

@@ -335,13 +335,16 @@ def broadcast(x, out=None, *, dims, shape=None):
 
 
 @intrinsic("unsqueeze")
-def unsqueeze(expr, dim):
-    """``expr`` with a size-1 dimension inserted at ``dim`` (shape only; tiles unchanged)."""
+def unsqueeze(expr, dim=None, *, dims=None):
+    """``expr`` with a size-1 dimension inserted at ``dim``, or at each of ``dims``
+    (positions in the result, spec v0.16 ``ttl.block.unsqueeze(x, dims=[0])``); shape
+    only, tiles unchanged."""
 
 
 @intrinsic("squeeze")
-def squeeze(expr, dim):
-    """``expr`` with its size-1 dimension ``dim`` removed (shape only; tiles unchanged)."""
+def squeeze(expr, dim=None, *, dims=None):
+    """``expr`` with its size-1 dimension ``dim``, or each of ``dims``, removed (spec
+    v0.16 ``ttl.block.squeeze(x, dims=[0])``); shape only, tiles unchanged."""
 
 
 @intrinsic("fill")

@@ -177,3 +177,64 @@ def row_major(array: object) -> RowMajor:
     ``array`` in place, as it does for tiled arrays.
     """
     return RowMajor(array)
+
+
+_CONSTANT_SCALARS = (bool, int, float, str, type(None))
+
+
+def is_constant(value: object) -> bool:
+    """Whether ``value`` can be a compile-time parameter: a bool, int, float, str or None,
+    or a tuple or list of such values (nested)."""
+    if isinstance(value, tuple | list):
+        return all(is_constant(v) for v in value)
+    return isinstance(value, _CONSTANT_SCALARS)
+
+
+@dataclass(frozen=True)
+class ConstantParam:
+    """A compile-time parameter of an operation: a Python constant passed where the
+    operation declares a parameter that is not a tensor (upstream's examples pass
+    ``scale_factor=(2, 2)`` or ``block_h=4`` beside their tensors).
+
+    The operation is compiled for its value, as for a tensor's shape: the top level
+    and the kernels see it as a captured Python value, and another value compiles
+    (and caches) another bundle. Written ``const:<Python literal>`` (``const:(2, 2)``).
+    """
+
+    value: object
+
+    def __post_init__(self) -> None:
+        if not is_constant(self.value):
+            raise ValueError(
+                f"a {type(self.value).__name__} is not a compile-time constant "
+                "(bool, int, float, str, None, or a tuple or list of them)"
+            )
+
+    def __str__(self) -> str:
+        return f"const:{self.value!r}"
+
+    @classmethod
+    def parse(cls, text: str) -> ConstantParam:
+        """``const:(2, 2)`` or ``const:4`` (a Python literal after ``const:``)."""
+        import ast
+
+        if not text.startswith("const:"):
+            raise ValueError(f"'{text}' is not a constant: write const:<Python literal>")
+        try:
+            value = ast.literal_eval(text.removeprefix("const:").strip())
+        except (ValueError, SyntaxError) as e:
+            raise ValueError(f"'{text}' is not a Python literal: {e}") from None
+        return cls(value)
+
+
+def param_spec(value: object) -> TensorSpec | ConstantParam:
+    """The spec of one operation argument: a ``const:`` string, a ConstantParam or a
+    constant value is a compile-time parameter; anything else a tensor spec
+    (:meth:`TensorSpec.of`)."""
+    if isinstance(value, ConstantParam):
+        return value
+    if isinstance(value, str):
+        return ConstantParam.parse(value) if value.startswith("const:") else TensorSpec.parse(value)
+    if is_constant(value):
+        return ConstantParam(value)
+    return TensorSpec.of(value)

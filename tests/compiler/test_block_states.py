@@ -161,9 +161,59 @@ def test_access_while_a_copy_into_the_block_is_in_flight_is_naw(compile_error, a
             tx.wait()
 """
     err = compile_error(_src(read=read), "op", SPECS)
-    assert "is accessed while a copy into it is in flight (block state NAW" in err.message
+    line = err.loc.line - 1  # the copy is on the line before the access
+    assert (
+        f"is accessed while a copy into it is in flight (the ttl.copy at line {line}) "
+        "(block state NAW, No Access while Writing" in err.message
+    )
     assert f"{what} before the transfer's wait()" in err.message
     assert "call .wait() on the transfer of ttl.copy(..., a_blk) first" in err.hint
+
+
+def test_a_store_while_a_copy_uses_the_block_names_the_lock_and_the_copy(compile_error):
+    # Upstream's examples/errors/copy_lock_error.py and copy_source_lock_error.py store
+    # into a block (in a data-movement kernel, too) while a copy into or out of it is in
+    # flight: the copy's lock is the error, with the line of the copy.
+    into = """\
+        with a_dfb.reserve() as a_blk:
+            tx = ttl.copy(a[0, 0], a_blk)
+            a_blk.store(a_blk)  # ERROR
+            tx.wait()
+"""
+    err = compile_error(_src(read=into), "op", SPECS)
+    assert err.message.endswith("before the transfer's wait() is not a transition): a copy lock")
+    out_of = """\
+        with a_dfb.reserve() as a_blk:
+            ttl.copy(a[0, 0], a_blk).wait()
+            tx = ttl.copy(a_blk, a[0, 0])
+            a_blk.store(a_blk)  # ERROR
+            tx.wait()
+"""
+    err = compile_error(_src(read=out_of), "op", SPECS)
+    line = err.loc.line - 1
+    assert err.message == (
+        f"block 'a_blk' is written while a copy out of it is in flight (the ttl.copy at line "
+        f"{line}) (block state ROR, Read Only while Reading: store before the transfer's wait() "
+        "is not a transition): a copy source lock"
+    )
+    assert err.hint == "call .wait() on the transfer of ttl.copy(a_blk, ...) first"
+
+
+def test_a_copy_into_a_waited_block_says_it_deadlocks(compile_error):
+    # Upstream's examples/errors/eltwise_add_deadlock.py: the reader wait()s on the DFBs
+    # it should fill; nothing pushes them.
+    read = """\
+        with a_dfb.wait() as a_blk:  # ERROR
+            ttl.copy(a[0, 0], a_blk).wait()
+"""
+    err = compile_error(_src(read=read), "op", SPECS)
+    assert err.message == (
+        "a_dfb.wait() takes a block another kernel filled and pushed, but this kernel copies "
+        f"into block 'a_blk' at line {err.loc.line + 1} (block state MR, Must be Read: wait() "
+        "-> copy into it is not a transition); unless another kernel pushes 'a_dfb', this "
+        "wait() blocks forever, a deadlock"
+    )
+    assert err.hint.startswith("acquire the block you fill with a_dfb.reserve()")
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,32 @@ def test_compiles_into_out_dir(tmp_path):
     assert json.loads((out / "manifest.json").read_text())["target"] == "wormhole_b0"
 
 
+def test_a_compile_time_constant_argument(tmp_path):
+    # `--arg name=const:<literal>`: a parameter that is not a tensor (docs/language.md).
+    src = tmp_path / "rows.py"
+    src.write_text(
+        "import ttl\n\n"
+        "@ttl.operation(grid=(1, 1))\n"
+        "def rows(a, n, y):\n"
+        "    dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)\n\n"
+        "    @ttl.datamovement()\n"
+        "    def dm():\n"
+        "        for r in range(n):\n"
+        "            with dfb.reserve() as blk:\n"
+        "                ttl.copy(a[r, 0], blk).wait()\n"
+        "                ttl.copy(blk, y[r, 0]).wait()\n"
+    )
+    out = tmp_path / "out"
+    args = ["--arg=a=bf16[96,32]", "--arg=n=const:3", "--arg=y=bf16[96,32]"]
+    proc = ttlc(f"--src={src}", "--operation=rows", *args, f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["operation"]["constants"] == {"n": "3"}
+    assert "r < 3;" in (out / "dm.cpp").read_text()
+    bad = ttlc(f"--src={src}", "--operation=rows", *args[:1], "--arg=n=const:", *args[2:])
+    assert bad.returncode == 2 and "is not a Python literal" in bad.stderr, bad.stderr
+
+
 def test_console_script_target_grid_and_emit(tmp_path):
     exe = shutil.which("ttlc", path=str(Path(sys.executable).parent))
     if exe is None:

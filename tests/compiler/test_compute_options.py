@@ -162,6 +162,12 @@ def test_l1_budget_option_limits_the_dfbs(compile_error):
     def op(a):
         small = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
         big = ttl.make_dataflow_buffer_like(a, shape=(1, 2), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def fill():
+            with small.reserve() as s, big.reserve() as b:
+                ttl.copy(a[0, 0], s).wait()
+                ttl.copy(a[0, 0:2], b).wait()
     """
     err = compile_error(src, "op", {"a": "bf16[64,64]"})
     assert err.message == (

@@ -94,7 +94,10 @@ with a_dfb.reserve() as blk:
     ttl.copy(a[0:2, 0], blk).wait()  # ERROR
 """
     err = compile_error(kernel(body, DM), "op", SPECS)
-    assert err.message == "slice shape (2, 1) differs from the block shape (1, 1) of 'a_dfb'"
+    assert (
+        err.message
+        == "slice shape (2, 1) tiles differs from the block shape (1, 1) tiles of 'a_dfb'"
+    )
 
 
 def test_static_slice_out_of_bounds(compile_error):
@@ -171,9 +174,21 @@ with a_dfb.reserve() as blk:
 
 
 def test_block_never_released(compile_error):
-    body = "blk = a_dfb.wait()  # ERROR"
+    body = "blk = y_dfb.reserve()  # ERROR\nblk.store(ttl.math.fill(0.0, shape=(1, 1)))"
     err = compile_error(kernel(body), "op", SPECS)
     assert "acquired here but never released" in err.message
+    # A block waited in a loop and never popped leaks one block per iteration.
+    body = "for i in range(2):\n    blk = a_dfb.wait()  # ERROR"
+    err = compile_error(kernel(body), "op", SPECS)
+    assert err.message == "block 'blk' is acquired inside a loop iteration but not released in it"
+
+
+def test_a_block_waited_at_the_top_of_a_kernel_is_popped_at_its_end(compile_source):
+    # The spec's operation_function.py copies `out_dfb.wait()` out inline and never pops
+    # it: its data is consumed, so the kernel pops it when it ends, as a with would.
+    body = "blk = a_dfb.wait()\nwith y_dfb.reserve() as o:\n    o.store(blk)"
+    r = compile_source(kernel(body), "op", SPECS)
+    assert r.sources["compute.cpp"].rstrip().endswith("cb_pop_front(dfb_a_dfb, 1);\n}")
 
 
 def test_release_in_one_branch_only(compile_error):
@@ -229,6 +244,15 @@ with a_dfb.wait() as blk, y_dfb.reserve() as out:
     assert "needs 9 DST registers per tile but wormhole_b0 has 8" in err.message
 
 
+_FILL_EACH = """
+        @ttl.datamovement()
+        def fill():
+            for f in DFBS:
+                with f.reserve() as blk:
+                    ttl.copy(a[0, 0], blk).wait()
+"""
+
+
 def test_dfbs_overflow_l1(compile_error):
     src = """
     import ttl
@@ -237,6 +261,12 @@ def test_dfbs_overflow_l1(compile_error):
     def op(a):
         small = ttl.make_dataflow_buffer_like(a, shape=(8, 8), block_count=2)
         big = ttl.make_dataflow_buffer_like(a, shape=(20, 20), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def fill():
+            with small.reserve() as s, big.reserve() as b:
+                ttl.copy(a[0:8, 0:8], s).wait()
+                ttl.copy(a[0:20, 0:20], b).wait()
     """
     err = compile_error(src, "op", {"a": "bf16[640,640]"})
     assert err.message == (
@@ -252,6 +282,11 @@ def test_dfbs_overflow_l1_blackhole_limit(compile_error):
     @ttl.operation(grid=(1, 1))
     def op(a):
         big = ttl.make_dataflow_buffer_like(a, shape=(20, 20), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def fill():
+            with big.reserve() as b:
+                ttl.copy(a[0:20, 0:20], b).wait()
     """
     err = compile_error(src, "op", {"a": "bf16[640,640]"}, target="blackhole")
     assert err.message == (
@@ -261,17 +296,43 @@ def test_dfbs_overflow_l1_blackhole_limit(compile_error):
 
 
 def test_too_many_dfbs(compile_error):
-    src = """
+    src = (
+        """
     import ttl
 
     @ttl.operation(grid=(1, 1))
     def op(a):
-        dfbs = []
+        DFBS = []
         for i in range(33):
-            dfbs.append(ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=1))  # ERROR
-    """
+            DFBS.append(ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=1))  # ERROR
+"""
+        + _FILL_EACH
+    )
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
-    assert "creates 33 dataflow buffers but wormhole_b0 has 32 per node" in err.message
+    assert err.message == (
+        "operation 'op' uses 33 dataflow buffers in its kernels but wormhole_b0 has 32 per node"
+    )
+
+
+def test_dfbs_no_kernel_uses_take_neither_an_index_nor_l1(compile_source):
+    # Upstream's examples/errors/max_dfbs_warning.py declares 36 DFBs and uses 3: it
+    # runs. DFBs no kernel touches are not allocated, so they count against neither
+    # the target's 32 DFBs nor its L1 (even one larger than L1).
+    src = (
+        """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        unused = [ttl.make_dataflow_buffer_like(a, shape=(1, 1)) for _ in range(40)]
+        huge = ttl.make_dataflow_buffer_like(a, shape=(20, 20), block_count=2)
+        DFBS = [ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=1) for _ in range(3)]
+"""
+        + _FILL_EACH
+    )
+    result = compile_source(src, "op", {"a": "bf16[640,640]"})
+    assert len(result.manifest["dfbs"]) == 3
+    assert [f["physical_index"] for f in result.manifest["dfbs"]] == [0, 1, 2]
 
 
 def test_grid_larger_than_target(compile_error):
@@ -382,7 +443,7 @@ def test_tensors_that_do_not_match_the_compiled_specs(write_source):
     err = info.value
     assert err.message == "tensor 'y' is f32[32,64] but operation 'op' was compiled for bf16[64,64]"
     assert err.loc is not None and err.loc.line == 4
-    with pytest.raises(TTLCompileError, match="takes 2 tensors"):
+    with pytest.raises(TTLCompileError, match=r"takes 2 parameters \(a, y\) but was given 1"):
         check_tensors(op, specs, [TensorSpec((64, 64))])
 
 
@@ -416,13 +477,17 @@ def test_kernel_intrinsic_at_top_level(compile_error):
     src = """
     import ttl
 
-    @ttl.operation(grid=(1, 1))
+    @ttl.operation(grid=(1, 1))  # ERROR
     def op(a):
-        x = ttl.node(dims=2)  # ERROR
+        x = ttl.node(dims=2)
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
-    # A unified body: the value feeds no kernel work.
-    assert "does no work in any logical kernel" in err.message
+    # No kernel work at all (the spec's grid examples): it runs on the host, per node,
+    # when a program calls it; ttlc has nothing to build.
+    assert err.message == (
+        "operation 'op' does no kernel work: its body only runs on the host (ttl.node(), "
+        "ttl.grid_size(), Python), so there is no bundle to build"
+    )
 
 
 def test_dfb_of_another_operation(write_source):
@@ -448,7 +513,7 @@ def test_dfb_of_another_operation(write_source):
     )
     from ttl.compiler.driver import compile_operation
 
-    with pytest.raises(TTLCompileError, match="defines no kernels"):  # its body still ran
+    with pytest.raises(TTLCompileError, match="does no kernel work"):  # its body still ran
         compile_operation(load_operation(str(path), "first"), {"a": "bf16[32,32]"})
     with pytest.raises(TTLCompileError) as info:
         compile_operation(load_operation(str(path), "second"), {"a": "bf16[32,32]"})
@@ -490,6 +555,9 @@ def test_operation_without_kernels(compile_error):
     @ttl.operation(grid=(1, 1))  # ERROR
     def op(a):
         n = 1
+
+        def helper():
+            return n
     """
     err = compile_error(src, "op", {"a": "bf16[32,32]"})
     assert err.message == "operation 'op' defines no kernels: there is nothing to run"

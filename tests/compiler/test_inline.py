@@ -123,3 +123,58 @@ def test_bad_calls_of_helpers_and_builtins_are_located_errors(compile_error):
     for body, message in cases:
         err = compile_error(program(body, helpers), "op", SPECS)
         assert message in err.message, err.render()
+
+
+def test_an_early_return_in_a_kernel_makes_the_rest_its_else_branch(compile_source):
+    # Upstream's eltwise_pipe_node3.py: `if not pipe_net.is_active(): return`.
+    body = """
+if me == 0:
+    return
+with a_dfb.reserve() as blk:
+    ttl.copy(a[0, me], blk).wait()
+"""
+    result = compile_source(program(body), "op", SPECS)
+    filecheck(
+        result.sources["read.cpp"],
+        """
+        CHECK: if (
+        CHECK: } else {
+        CHECK: cb_reserve_back(dfb_a_dfb, 1);
+        """,
+    )
+
+
+def test_a_kernel_return_in_a_loop_or_with_a_value_is_a_located_error(compile_error):
+    body = """
+for i in range(2):
+    if i == me:
+        return  # ERROR
+"""
+    err = compile_error(program(body), "op", SPECS)
+    assert err.message == (
+        "kernel 'read' returns from inside a 'for' statement; a kernel may return only from "
+        "its body or from if/else branches"
+    )
+    err = compile_error(program("return me  # ERROR"), "op", SPECS)
+    assert err.message == "kernel 'read' returns a value; a kernel returns nothing"
+    assert err.hint == "write a bare 'return' to end the kernel early"
+
+
+def test_compile_time_tuples_and_lists_concatenate_and_repeat(compile_source):
+    helpers = "BASE = (0, 1)"
+    body = """
+cols = BASE + (1,)
+more = [0] + list(cols) * 2
+for c in more:
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[0, c], blk).wait()
+"""
+    src = program(body, helpers).replace("shape=(1, 1))", "shape=(1, 1), block_count=8)")
+    result = compile_source(src, "op", SPECS)
+    assert result.sources["read.cpp"].count("noc_async_read_page(") == 7  # unrolled
+
+
+def test_other_operators_on_compile_time_sequences_are_located_errors(compile_error):
+    err = compile_error(program("x = (1, 2) - (1,)  # ERROR"), "op", SPECS)
+    assert err.message == "operator 'Sub' is not supported on tuple value and tuple value"
+    assert "tuples and lists concatenate (+) and repeat (* n)" in err.hint

@@ -386,3 +386,92 @@ with a_dfb.reserve() as blk:
     both = old.replace("buffer_factor=3)", "block_count=2, buffer_factor=3)  # ERROR")
     err = compile_error(both, "op", SPECS)
     assert "got both block_count= and buffer_factor=" in err.message
+
+
+CONSTANT_PARAMS = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(a, scale, y):
+    rows, cols = scale
+    dfb = ttl.make_dataflow_buffer_like(a, shape=(1, cols), block_count=2)
+
+    @ttl.datamovement()
+    def dm():
+        for r in range(rows):
+            with dfb.reserve() as blk:
+                ttl.copy(a[r, 0:cols], blk).wait()
+                ttl.copy(blk, y[r, 0:cols]).wait()
+"""
+
+
+def test_a_constant_parameter_is_compiled_in(compile_source):
+    # Issue 28 item 3: upstream's examples pass scale_factor=(2, 2) beside tensors.
+    specs = {"a": "bf16[64,64]", "scale": "const:(2, 2)", "y": "bf16[64,64]"}
+    r = compile_source(CONSTANT_PARAMS, "op", specs)
+    assert r.manifest["operation"]["constants"] == {"scale": "(2, 2)"}
+    assert [(t["name"], t["index"]) for t in r.manifest["tensors"]] == [("a", 0), ("y", 1)]
+    assert "for (int32_t r = 0; r < 2; ++r) {" in r.sources["dm.cpp"]
+    other = compile_source(CONSTANT_PARAMS, "op", dict(specs, scale="const:(1, 2)"))
+    assert "for (int32_t r = 0; r < 1; ++r) {" in other.sources["dm.cpp"]
+
+
+def test_a_constant_parameter_spec_must_be_a_literal(compile_error):
+    src = CONSTANT_PARAMS.replace("def op(a, scale, y):", "def op(a, scale, y):  # ERROR")
+    specs = {"a": "bf16[64,64]", "scale": "const:open('x')", "y": "bf16[64,64]"}
+    err = compile_error(src, "op", specs)
+    assert err.message.startswith(
+        "parameter 'scale' of operation 'op' has an invalid spec: 'const:open('x')' is not a "
+        "Python literal"
+    )
+    assert "const:(2, 2)" in (err.hint or "")
+
+
+def test_an_operation_without_kernel_work_runs_its_body_on_every_node(write_source):
+    # Issue 28 item 8 (the spec's grid/node.py and grid_size.py): the body runs on the
+    # host once per node; an assert that fails on one names it.
+    from ttl.compiler.driver import load_operation
+    from ttl.compiler.evaluate import evaluate_operation
+    from ttl.errors import TTLCompileError
+    from ttl.targets import TARGETS
+
+    path = write_source(
+        """
+        import ttl
+
+        @ttl.operation(grid=(2, 2))
+        def op():
+            x, y = ttl.node(dims=2)
+            assert x + y < 2, "too far"
+        """
+    )
+    with pytest.raises(TTLCompileError) as info:
+        evaluate_operation(load_operation(str(path), "op"), {}, TARGETS["wormhole_b0"])
+    err = info.value
+    assert err.message == (
+        "evaluating the top level of operation 'op' on node (1, 1) raised AssertionError: too far"
+    )
+    assert err.loc is not None and err.loc.line == 6  # the assert (dedented source)
+    assert err.hint == "the assert must hold on every node: the top level runs once per node"
+
+
+def test_a_kernel_function_outside_an_operation_stays_a_plain_function(write_source):
+    # The spec's performance_and_debugging/debug_printing.py is a fragment: a
+    # @ttl.datamovement() function at module level, in no operation.
+    from ttl.compiler.driver import load_operation
+
+    path = write_source(
+        """
+        import ttl
+
+        @ttl.datamovement()
+        def matmul_read():
+            print("never runs")
+
+        @ttl.operation(grid=(1, 1))
+        def op(a):
+            pass
+        """
+    )
+    op = load_operation(str(path), "op")
+    assert callable(op.fn.__globals__["matmul_read"])

@@ -82,7 +82,7 @@ BAD = [
         "slice shape",
         READ_OK.replace("x[0:2, :], xb).wait()", "x[0:3, :], xb).wait()  # ERROR"),
         COMPUTE_OK,
-        "slice shape (3, 64) differs from the block shape (2, 64) of 'x_dfb'",
+        "slice shape (3, 64) elements differs from the block shape (2, 64) elements of 'x_dfb'",
         "elements",
     ),
     (

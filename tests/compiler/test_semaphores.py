@@ -174,7 +174,7 @@ gxf.wait_all()"""
         ),
         (
             "gxf = ttl.GroupTransfer()\ngxf.add(ttl.copy(x[0, 0], blk))",
-            "is accessed while a copy into it is in flight (block state NAW",
+            "is accessed while a copy into it is in flight (the ttl.copy at line",
         ),
     ],
 )

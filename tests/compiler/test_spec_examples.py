@@ -83,6 +83,19 @@ def test_batched_matmul_cpp(compile_source):
     )
 
 
+def test_block_unsqueeze_and_squeeze_take_lists_of_dims(compile_source):
+    # Spec v0.16: ttl.block.unsqueeze(x, dims=[...]) / ttl.block.squeeze(x, dims=[...])
+    # (upstream's batched_matmul_bias and signpost examples); dims of unsqueeze are
+    # positions in the result, those of squeeze positions in the operand.
+    src = _src(
+        "            b3 = ttl.block.squeeze(ttl.block.unsqueeze(b_blk, dims=[0, 1]), dims=[1])\n"
+        "            y_blk.store(a_blk @ ttl.block.broadcast(b3, dims=[0], shape=(2, 2, 1)))\n"
+    )
+    result = compile_source(src, "op", SPECS)
+    # (2, 1) -> (1, 1, 2, 1) -> (1, 2, 1): b_blk read at that view, then broadcast.
+    filecheck(result.ir, "CHECK: ttl.read %b_blk {{.*}}-> !ttl.tiles<1x2x1xbf16>")
+
+
 def test_squeeze_reads_a_view(compile_source):
     src = _src(
         """\
@@ -167,6 +180,18 @@ def test_reduce_and_broadcast_of_expressions(compile_source):
         (
             "            y_blk.store(ttl.math.unsqueeze(b_blk, dim=3))  # ERROR\n",
             ["unsqueeze() dim 3 is out of range for a (2, 1) block"],
+        ),
+        (  # spec v0.16's form: dims=[...] in ttl.block
+            "            y_blk.store(ttl.block.squeeze(a_blk, dims=[0, 1]))  # ERROR\n",
+            ["squeeze() of a (2, 2, 2) block: dimension 0 has size 2, not 1"],
+        ),
+        (
+            "            y_blk.store(ttl.block.unsqueeze(b_blk, dims=[0, -4]))  # ERROR\n",
+            ["unsqueeze() names a dimension twice: dims [0, -4]"],
+        ),
+        (
+            "            y_blk.store(ttl.block.unsqueeze(b_blk, 0, dims=[0]))  # ERROR\n",
+            ["unsqueeze() takes dim= or dims=, one of them"],
         ),
         (
             "            y_blk.store(ttl.math.broadcast(ttl.math.unsqueeze(b_blk + b_blk, 0), "

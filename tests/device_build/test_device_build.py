@@ -122,6 +122,25 @@ def test_a_missing_header_names_the_extern_call_and_what_to_declare():
     assert text.endswith(output)
 
 
+def test_a_function_the_pinned_release_lacks_is_named():
+    # Upstream's compiler_only_add.hpp calls binary_op_init_common and add_tiles_init,
+    # which TT-Metal 0.81.1's kernel API does not have.
+    from ttl.device_build import tt_metal, tt_metal_index
+
+    output = (
+        "mine.hpp:15:3: error: 'binary_op_init_common' was not declared in this scope\n"
+        "mine.hpp:16:3: error: 'add_init' was not declared in this scope\n"
+    )
+    notes = tt_metal_index.explain_undeclared(output, compute=True)
+    version = tt_metal.pin().version
+    assert notes[0] == (
+        f"mine.hpp:15: `binary_op_init_common` is not a function of TT-Metal {version}'s "
+        "kernel API (the release this toolchain pins, ttl/device_build/tt_metal.json): port "
+        "the code to that release's API"
+    )
+    assert notes[1].startswith("mine.hpp:16: `add_init` is ")  # the release has this one
+
+
 def test_bundle_writer_records_a_hash_of_every_file(tmp_path):
     (tmp_path / "k").mkdir()
     (tmp_path / "k" / "a.cpp").write_text("int a;\n")

@@ -29,6 +29,8 @@ _GOOD_SPECS = [
     "f32[2,3,5]:row_major",
     "bfp8[64,64]",
     "bfloat8_b[32,32]",
+    "const:(2, 2)",
+    "const:4",
 ]
 _BAD_SPECS = [
     "bf16",
@@ -43,6 +45,7 @@ _BAD_SPECS = [
     "bf16[60,64]",
     "bf16[64,48]",
     "bfp8[2,32]:row_major",
+    "const:",
 ]
 
 def _validation_test_impl(ctx):

@@ -13,8 +13,8 @@ from ttl.runtime.errors import LaunchError
 _DECL = re.compile(r"^(?:uint32_t|uint64_t|uint8_t|void)\s+(\w+)\s*\(", re.MULTILINE)
 _UNARY = re.compile(r"^TTL_DECLARE_UNARY_TILE_OP\((\w+)\)", re.MULTILINE)
 _BLOCK = re.compile(r"^#if !defined\((TTL_\w+_KERNEL)\).*?^#endif", re.MULTILINE | re.DOTALL)
-# Overloaded: both forms are called instead of having their address taken.
-_OVERLOADED = {"get_noc_addr", "compute_kernel_hw_startup"}
+# Overloaded or templates: each form is called instead of having its address taken.
+_OVERLOADED = {"get_noc_addr", "compute_kernel_hw_startup", "reconfig_data_format"}
 
 
 def _names(text: str) -> set[str]:
@@ -71,6 +71,8 @@ void kernel_main() {{
   compute_kernel_hw_startup(0, 1, 16);
   compute_kernel_hw_startup<SrcOrder::Reverse>(0, 1, 16);
   compute_kernel_hw_startup(0, 16);
+  reconfig_data_format(0, 1);
+  reconfig_data_format<SrcOrder::Reverse>(0, 1);
 {_sinks(names["common"] | names["compute"])}
 }}
 """

@@ -894,26 +894,45 @@ class SliceOp(IRDLOperation):
 
 @irdl_op_definition
 class CopyOp(IRDLOperation):
-    """Start an asynchronous copy between a block and a tensor slice."""
+    """Start an asynchronous copy between a block and a tensor slice.
+
+    The two sides may differ in dtype between bf16 and f32 (a NOC transfer moves
+    bytes, so the data-movement core converts them in software): ``staging`` is then
+    the DFB whose reserved page holds one tensor page on its way
+    (``ttl-stage-converting-copies``).
+    """
 
     name = "ttl.copy"
 
     src = operand_def(BlockType | SliceType)
     dst = operand_def(BlockType | SliceType)
+    staging = opt_operand_def(DFBType)
     result = result_def(TransferType)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # NOC transfer
 
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)"
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$src `,` $dst (`staging` $staging^ `:` type($staging))? attr-dict "
+        "`:` type($src) `,` type($dst)"
+    )
 
-    def __init__(self, src: SSAValue, dst: SSAValue):
-        super().__init__(operands=[src, dst], result_types=[TransferType()])
+    def __init__(self, src: SSAValue, dst: SSAValue, staging: SSAValue | None = None):
+        super().__init__(
+            operands=[src, dst, [staging] if staging is not None else []],
+            result_types=[TransferType()],
+        )
 
     @property
     def is_read(self) -> bool:
         """True for tensor -> block (a NOC read)."""
         return isinstance(self.src.type, SliceType)
+
+    @property
+    def converts(self) -> bool:
+        """Whether the tensor and the block differ in dtype (bf16 <-> f32)."""
+        # (ignore: operand_def fields are SSAValue[Attribute]; verify_ checked the types)
+        return self.src.type.element_type != self.dst.type.element_type  # type: ignore[attr-defined]
 
     def verify_(self) -> None:
         s, d = self.src.type, self.dst.type
@@ -926,12 +945,23 @@ class CopyOp(IRDLOperation):
             same = [n for n in s.dims if n != 1] == [n for n in d.dims if n != 1]
         else:
             same = s.dims == d.dims
-        if not same or s.element_type != d.element_type:
+        if not same:
             raise VerifyException("copy source and destination must have the same shape")
+        if s.element_type != d.element_type and {s.dtype, d.dtype} != CONVERTIBLE_DTYPES:
+            raise VerifyException(
+                "copy source and destination must have the same dtype, or be bf16 and f32"
+            )
+        if self.staging is not None and not self.converts:
+            raise VerifyException("a copy stages its pages only when it converts dtypes")
         if self.is_read and not isinstance(self.dst.owner, ReserveOp):
             raise VerifyException("a copy into a block needs a reserved block")
         if _kernel_of(self).is_compute:
             raise VerifyException("ttl.copy is only valid in data-movement kernels")
+
+
+CONVERTIBLE_DTYPES = frozenset({"bf16", "f32"})
+"""The dtypes a copy converts between (``CopyOp``): bf16 -> f32 is exact, f32 -> bf16
+rounds to nearest even, as the packer does."""
 
 
 @irdl_op_definition

@@ -28,6 +28,7 @@ from ttl.compiler import dialect as d
 from ttl.compiler.analysis.capacity import check_capacity, check_program_capacity
 from ttl.compiler.emit.cpp import emit_kernels
 from ttl.compiler.evaluate import evaluate_operation
+from ttl.compiler.frontend import unified
 from ttl.compiler.frontend.module import build_module
 from ttl.compiler.manifest import build_manifest, dumps
 from ttl.compiler.model import OperationModel
@@ -140,15 +141,24 @@ def _compile(
     model = evaluate_operation(op, specs, tgt, grid, options)
     check_capacity(model)
     if not model.threads:
+        if model.def_node.body and unified.is_host_only(op, model.def_node):
+            raise TTLCompileError(
+                f"operation '{op.name}' does no kernel work: its body only runs on the host "
+                "(ttl.node(), ttl.grid_size(), Python), so there is no bundle to build",
+                op.loc,
+                "call it from a Python program (ttl run evaluates it on every node), or give "
+                "it kernel work: copies, block math or external calls",
+            )
         raise TTLCompileError(
             f"operation '{op.name}' defines no kernels: there is nothing to run",
             op.loc,
             "define a kernel function with @ttl.compute() or @ttl.datamovement() in its body",
         )
     module = build_module(model, tuple(include_dirs))
-    check_capacity(model)  # again, with the accumulator DFBs the kernels added
     op_ir = next(iter(module.ops))
     assert isinstance(op_ir, d.OperationOp)
+    # The DFBs the kernels use, with the accumulators they added.
+    check_capacity(model, {f.sym_name.data for f in op_ir.body.ops if isinstance(f, d.DFBOp)})
     try:
         run_pipeline(module, PIPELINE, _dumper(dump_ir_after))
     except TTLPassError as e:
@@ -164,6 +174,8 @@ def _compile(
     source_name = os.path.basename(model.filename)
     sources = emit_kernels(op_ir, tgt, source_lines(model.filename), source_name)
     manifest = build_manifest(op_ir, sources, source_name)
+    if model.constants:  # what the bundle was specialised for (docs/manifest.md)
+        manifest["operation"]["constants"] = {n: repr(v) for n, v in model.constants.items()}
     check_program_capacity(manifest, model)
     return CompileResult(
         module=module,

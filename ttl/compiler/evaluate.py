@@ -8,6 +8,7 @@ called. The result is an :class:`OperationModel` the kernel frontend compiles.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import sys
 import traceback
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 
 from ttl.compiler.analysis.kernels import resolve_thread_kernels
 from ttl.compiler.compute_config import ComputeConfig
+from ttl.compiler.lost_kernels import check_lost_kernels
 from ttl.compiler.model import OperationModel, ThreadModel
 from ttl.compiler.per_node import node_order
 from ttl.dsl import (
@@ -31,7 +33,7 @@ from ttl.operation import Operation
 from ttl.options import CompilerOptions
 from ttl.semaphore import Semaphore
 from ttl.source import function_def, node_loc
-from ttl.specs import TensorSpec
+from ttl.specs import ConstantParam, param_spec
 from ttl.targets import TARGETS, Target, parse_grid
 
 
@@ -67,18 +69,22 @@ def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int
     return (x, y)
 
 
-def bind_specs(op: Operation, specs: Mapping[str, Any] | list[Any]) -> list[TensorArg]:
-    """Match tensor specs to the operation's parameters (by name or by position)."""
+def bind_specs(
+    op: Operation, specs: Mapping[str, Any] | list[Any]
+) -> list[TensorArg | ConstantParam]:
+    """Match specs to the operation's parameters (by name or by position), in parameter
+    order: a tensor's spec, or a compile-time parameter's value (:class:`ConstantParam`).
+    Tensors are numbered in order among themselves: their runtime argument index."""
     filename, def_node = function_def(op.fn)
     params = list(inspect.signature(op.fn).parameters)
     loc = node_loc(filename, def_node)
     if isinstance(specs, list):
         if len(specs) != len(params):
             raise TTLCompileError(
-                f"operation '{op.name}' takes {len(params)} tensors ({', '.join(params)}) "
+                f"operation '{op.name}' takes {len(params)} parameters ({', '.join(params)}) "
                 f"but was given {len(specs)}",
                 loc,
-                "pass one tensor per parameter, in order",
+                "pass one tensor or compile-time constant per parameter, in order",
             )
         specs = dict(zip(params, specs, strict=True))
     unknown = sorted(set(specs) - set(params))
@@ -90,8 +96,8 @@ def bind_specs(op: Operation, specs: Mapping[str, Any] | list[Any]) -> list[Tens
             "name each tensor after an operation parameter, e.g. --arg "
             f"{params[0] if params else 'x'}=bf16[64,64]",
         )
-    args = []
-    for i, name in enumerate(params):
+    args: list[TensorArg | ConstantParam] = []
+    for name in params:
         if name not in specs:
             raise TTLCompileError(
                 f"operation '{op.name}' parameter '{name}' has no tensor spec",
@@ -99,29 +105,46 @@ def bind_specs(op: Operation, specs: Mapping[str, Any] | list[Any]) -> list[Tens
                 f"give it one, e.g. --arg {name}=bf16[64,64] or specs={{'{name}': 'bf16[64,64]'}}",
             )
         try:
-            spec = TensorSpec.of(specs[name])
+            spec = param_spec(specs[name])
         except (ValueError, TypeError, AttributeError) as e:
+            given = specs[name]
+            what = (
+                "parameter" if isinstance(given, str) and given.startswith("const:") else "tensor"
+            )
             raise TTLCompileError(
-                f"tensor '{name}' of operation '{op.name}' has an invalid spec: {e}",
+                f"{what} '{name}' of operation '{op.name}' has an invalid spec: {e}",
                 loc,
-                "write a spec like bf16[256,512] or f32[64,64]",
+                "write a tensor spec like bf16[256,512] or f32[64,64], or a compile-time "
+                "constant like const:(2, 2)",
             ) from None
-        args.append(TensorArg(name, spec, i))
+        if isinstance(spec, ConstantParam):
+            args.append(spec)
+        else:
+            args.append(TensorArg(name, spec, sum(isinstance(a, TensorArg) for a in args)))
     return args
 
 
+def tensor_args(args: list[TensorArg | ConstantParam]) -> list[TensorArg]:
+    """The tensors among bound parameters."""
+    return [a for a in args if isinstance(a, TensorArg)]
+
+
 def check_tensors(op: Operation, specs: Mapping[str, Any], tensors: list[Any]) -> None:
-    """Check tensors passed to a compiled operation against the specs it was compiled for."""
+    """Check arguments passed to a compiled operation against the specs it was compiled for."""
     bound = bind_specs(op, specs)
     actual = bind_specs(op, list(tensors))
     filename, def_node = function_def(op.fn)
-    for want, got in zip(bound, actual, strict=True):
-        if want.spec != got.spec:
+    params = list(inspect.signature(op.fn).parameters)
+    for name, want, got in zip(params, bound, actual, strict=True):
+        want_spec = want.spec if isinstance(want, TensorArg) else want
+        got_spec = got.spec if isinstance(got, TensorArg) else got
+        if want_spec != got_spec:
+            what = "tensor" if isinstance(want, TensorArg) else "parameter"
             raise TTLCompileError(
-                f"tensor '{want.name}' is {got.spec} but operation '{op.name}' was compiled "
-                f"for {want.spec}",
+                f"{what} '{name}' is {got_spec} but operation '{op.name}' was compiled "
+                f"for {want_spec}",
                 node_loc(filename, def_node),
-                f"pass a {want.spec} tensor, or recompile with --arg {want.name}={got.spec}",
+                f"pass {want_spec}, or recompile with --arg {name}={got_spec}",
             )
 
 
@@ -136,8 +159,11 @@ class _TopLevel(Protocol):
     def loc(self) -> SourceLoc: ...
 
 
-def _run_top_level(op: _TopLevel, args: list[TensorArg], ctx: EvalContext) -> dict[str, Any]:
-    """Call the operation function; return its locals at return."""
+def _run_top_level(
+    op: _TopLevel, args: list[TensorArg | ConstantParam], ctx: EvalContext
+) -> dict[str, Any]:
+    """Call the operation function (a compile-time parameter bound to its value); return
+    its locals at return."""
     captured: dict[str, Any] = {}
     code = op.fn.__code__
 
@@ -149,7 +175,7 @@ def _run_top_level(op: _TopLevel, args: list[TensorArg], ctx: EvalContext) -> di
     old = sys.getprofile()
     sys.setprofile(profile)
     try:
-        op.fn(*args)
+        op.fn(*(a.value if isinstance(a, ConstantParam) else a for a in args))
     except TTLCompileError:
         raise
     except Exception as e:
@@ -158,10 +184,18 @@ def _run_top_level(op: _TopLevel, args: list[TensorArg], ctx: EvalContext) -> di
         ]
         where = frames[-1] if frames else None
         loc = SourceLoc(where.filename, where.lineno or 0, where.colno or 0) if where else op.loc
+        on = f" on node {ctx.node}" if ctx.node_used else ""
+        hint = "the top level runs with tensor specs (shape, dtype); check shape arithmetic"
+        if isinstance(e, AssertionError):
+            hint = (
+                "the assert must hold on every node: the top level runs once per node"
+                if ctx.node_used
+                else "the assert must hold for the specs (shape, dtype) it is compiled for"
+            )
         raise TTLCompileError(
-            f"evaluating the top level of operation '{op.name}' raised {type(e).__name__}: {e}",
+            f"evaluating the top level of operation '{op.name}'{on} raised {type(e).__name__}: {e}",
             loc,
-            "the top level runs with tensor specs (shape, dtype); check shape arithmetic",
+            hint,
         ) from None
     finally:
         _restore_profiler(old)
@@ -197,7 +231,10 @@ def _name_semaphores(semaphores: list[Any], local_vars: dict[str, Any]) -> None:
 
 
 def _evaluate_per_node(
-    op: _TopLevel, args: list[TensorArg], ctx: EvalContext, threads: list[ThreadModel]
+    op: _TopLevel,
+    args: list[TensorArg | ConstantParam],
+    ctx: EvalContext,
+    threads: list[ThreadModel],
 ) -> None:
     """Run the top level once more for every other node (it called ``ttl.node()``) and
     give each kernel the functions those runs defined; what the runs declare must agree."""
@@ -255,6 +292,41 @@ def _thread_models(op: Operation, ctx: EvalContext) -> list[ThreadModel]:
     return models
 
 
+def _evaluate_host_only(
+    op: Operation,
+    filename: str,
+    def_node: ast.FunctionDef,
+    args: list[TensorArg | ConstantParam],
+    ctx: EvalContext,
+    target: Target,
+    compute: ComputeConfig,
+    options: CompilerOptions,
+) -> OperationModel:
+    """An operation with no kernel work (``unified.is_host_only``): its body runs on the
+    host for every node (``ttl.node()`` gives that node's coordinates), so its asserts
+    hold on each; the model has no kernels."""
+    local_vars = _run_top_level(op, args, ctx)
+    _name_dfbs(ctx.dfbs, local_vars)
+    _name_semaphores(ctx.semaphores, local_vars)
+    if ctx.node_used:
+        for coord in node_order(ctx.grid):
+            _run_top_level(op, args, EvalContext(grid=ctx.grid, node=coord))
+    return OperationModel(
+        name=op.name,
+        filename=filename,
+        def_node=def_node,
+        loc=op.loc,
+        grid=ctx.grid,
+        target=target,
+        tensors=tensor_args(args),
+        dfbs=list(ctx.dfbs),
+        threads=[],
+        identity=op.identity,
+        compute=compute,
+        options=options,
+    )
+
+
 def compute_config(op: Operation, args: list[TensorArg], options: CompilerOptions) -> ComputeConfig:
     """The operation's DST mode: fp32 accumulation defaults to on when any tensor is f32
     (as tt-lang does), full sync to off."""
@@ -290,13 +362,16 @@ def evaluate_operation(
         except TTLCompileError as e:
             raise TTLCompileError(f"the grid override: {e.message}", op.loc, e.hint) from None
     merged = op.options.merge(options) if options is not None else op.options
-    compute = compute_config(op, args, merged)
+    compute = compute_config(op, tensor_args(args), merged)
     ctx = EvalContext(grid=grid)
     from ttl.compiler.frontend import unified  # lazy: the frontend imports this module
 
+    if unified.is_host_only(op, def_node):
+        return _evaluate_host_only(op, filename, def_node, args, ctx, target, compute, merged)
     is_unified = unified.is_unified(op, def_node)
     runner = unified.HostRun(op, filename, def_node) if is_unified else op
     local_vars = _run_top_level(runner, args, ctx)
+    tensors = tensor_args(args)
     _name_dfbs(ctx.dfbs, local_vars)
     _name_semaphores(ctx.semaphores, local_vars)
     if ctx.node_used and is_unified:
@@ -312,6 +387,14 @@ def evaluate_operation(
         threads, split_plan = unified.unified_threads(op, filename, def_node, local_vars)
     else:
         threads, split_plan = _thread_models(op, ctx), None
+        check_lost_kernels(
+            op.name,
+            filename,
+            def_node,
+            {t.name for t in threads},
+            {a.name: a for a in tensors},
+            local_vars,
+        )
         if ctx.node_used:
             _evaluate_per_node(runner, args, ctx, threads)
     return OperationModel(
@@ -321,7 +404,7 @@ def evaluate_operation(
         loc=op.loc,
         grid=grid,
         target=target,
-        tensors=args,
+        tensors=tensors,
         dfbs=list(ctx.dfbs),
         threads=threads,
         split_plan=split_plan,
@@ -330,4 +413,9 @@ def evaluate_operation(
         options=merged,
         pipe_nets=list(ctx.pipe_nets),
         semaphores=list(ctx.semaphores),
+        constants={
+            name: a.value
+            for name, a in zip(inspect.signature(op.fn).parameters, args, strict=True)
+            if isinstance(a, ConstantParam)
+        },
     )

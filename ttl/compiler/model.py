@@ -89,6 +89,8 @@ class OperationModel:
     )  # the ttl.CompilerOptions in effect
     pipe_nets: list[Any] = field(default_factory=list)  # ttl.pipes.PipeNet, in creation order
     semaphores: list[Any] = field(default_factory=list)  # ttl.semaphore.Semaphore, in order
+    # Compile-time parameters: name -> the value it was compiled for (ttl.specs.ConstantParam).
+    constants: dict[str, Any] = field(default_factory=dict)
 
 
 def is_unbound(value: Any) -> bool:

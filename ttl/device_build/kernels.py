@@ -134,8 +134,11 @@ def build_elf(
     out_dir: str,
     *,
     source_dir: str | None = None,
-) -> None:
-    """Builds ``<out_dir>/<stem>.elf``; raises :class:`DeviceBuildError` with the output."""
+) -> frozenset[str]:
+    """Builds ``<out_dir>/<stem>.elf``; raises :class:`DeviceBuildError` with the output.
+
+    Returns the external headers the build read (absolute paths; not the toolchain's
+    own): what a cache of the ELF depends on besides the kernel source."""
     if shutil.which(toolchain.cxx) is None:
         raise DeviceBuildError(
             f"device compiler {toolchain.cxx} not found: install gcc-riscv64-unknown-elf, "
@@ -144,21 +147,42 @@ def build_elf(
     cwd = os.getcwd()
     os.makedirs(out_dir, exist_ok=True)
     timeout = flags.cxx_timeout()
+    headers: set[str] = set()
     with tempfile.TemporaryDirectory(prefix=f"ttl-{build.stem}-") as objs:
         for command in commands(toolchain, build, out_dir, objs, source_dir=source_dir, cwd=cwd):
             source = command[command.index("-c") + 1] if "-c" in command else None
             deps = None
-            if toolchain.confine_includes and source is not None:
+            if source is not None:  # what it reads: the compiler's -MMD dependency list
                 deps = command[command.index("-o") + 1] + ".d"
                 command = [*command, "-MMD", "-MF", deps]
             _run_compiler(toolchain.cxx, command, source, timeout, cwd)
             if deps is not None and source is not None:
-                check_inclusions(deps, source, toolchain.include_dirs)
+                if toolchain.confine_includes:
+                    check_inclusions(deps, source, toolchain.include_dirs)
+                headers |= external_headers(deps, toolchain.include_dirs, cwd)
         if not os.path.isfile(os.path.join(out_dir, build.stem + ".elf")):
             raise DeviceBuildError(
                 f"{toolchain.cxx} exited 0 but wrote no {build.stem}.elf: is it a C++ compiler "
                 "for the device?"
             )
+    return frozenset(headers)
+
+
+def _prerequisites(deps_file: str) -> list[str]:
+    """The files one compile read, from its ``-MMD`` output (the source first; the
+    compiler's own system headers are left out)."""
+    with open(deps_file, encoding="utf-8") as f:
+        text = f.read().replace("\\\n", " ")
+    _, _, prerequisites = text.partition(":")
+    return prerequisites.split()
+
+
+def external_headers(deps_file: str, toolchain_dirs: Sequence[str], cwd: str) -> set[str]:
+    """The headers one compile read other than the toolchain's (the device kernel API):
+    the external-call headers, as absolute paths."""
+    own = [os.path.abspath(d) + os.sep for d in toolchain_dirs]
+    paths = (os.path.normpath(os.path.join(cwd, p)) for p in _prerequisites(deps_file)[1:])
+    return {p for p in paths if not any(p.startswith(d) for d in own)}
 
 
 def _run_compiler(
@@ -195,14 +219,11 @@ def check_inclusions(deps_file: str, source: str, toolchain_dirs: Sequence[str] 
     target up to date, a stale bundle. ``deps_file`` is the compiler's ``-MMD``
     output, which leaves out the compiler's own system headers.
     """
-    with open(deps_file, encoding="utf-8") as f:
-        text = f.read().replace("\\\n", " ")
-    _, _, prerequisites = text.partition(":")
     own = [os.path.abspath(d) + os.sep for d in toolchain_dirs]
     undeclared = sorted(
         {
             p
-            for p in prerequisites.split()[1:]  # the first is the source itself
+            for p in _prerequisites(deps_file)[1:]  # the first is the source itself
             if os.path.isabs(p) and not any(p.startswith(d) for d in own)
         }
     )
@@ -305,8 +326,9 @@ def build_manifest(
     include_dirs: Sequence[str] = (),
     defines: Sequence[str] = (),
     on_kernel: Callable[[str], None] | None = None,
-) -> None:
-    """Builds every kernel of ``manifest`` into ``<out_dir>/<stem>.elf``, in parallel.
+) -> frozenset[str]:
+    """Builds every kernel of ``manifest`` into ``<out_dir>/<stem>.elf``, in parallel;
+    returns the external headers they read (:func:`build_elf`).
 
     Raises :class:`DeviceBuildError` naming every kernel that failed, with
     what to declare when a header is missing (``label`` names the target).
@@ -315,12 +337,14 @@ def build_manifest(
     if not builds:
         raise DeviceBuildError(f"{label}: the manifest lists no kernels")
 
+    headers: set[str] = set()
+
     def run(item: tuple[dict[str, Any], KernelBuild]) -> str | None:
         kernel, build = item
         if on_kernel is not None:
             on_kernel(kernel["name"])
         try:
-            build_elf(toolchain, build, out_dir, source_dir=kernels_dir)
+            headers.update(build_elf(toolchain, build, out_dir, source_dir=kernels_dir))
         except DeviceBuildError as e:
             return explain_failure(label, kernel, str(e), manifest, toolchain.include_dirs)
         return None
@@ -331,6 +355,7 @@ def build_manifest(
         failures = [f for f in pool.map(run, builds) if f is not None]
     if failures:
         raise DeviceBuildError("".join(failures))
+    return frozenset(headers)
 
 
 def explain_failure(

@@ -83,11 +83,19 @@ def explain_undeclared(
     notes, seen = [], set()
     for match in _UNDECLARED.finditer(output):
         name = match.group("a") or match.group("b")
-        headers = index.get(name)
-        if not headers or name in seen:
+        if name in seen:
             continue
         seen.add(name)
+        headers = index.get(name)
         where = match.group("where")
+        if not headers:
+            if index:  # a header written for another release, or a misspelling
+                notes.append(
+                    f"{where}: `{name}` is not a function of TT-Metal {version}'s kernel API "
+                    "(the release this toolchain pins, ttl/device_build/tt_metal.json): port "
+                    "the code to that release's API"
+                )
+            continue
         if compute and all(h.startswith(_DATA_MOVEMENT_DIRS) for h in headers):
             notes.append(
                 f"{where}: `{name}` is TT-Metal's data-movement API ({headers[0]}): a "

@@ -220,12 +220,19 @@ def lookup(key: str) -> Path | None:
     directory) is discarded with a one-line notice; the caller rebuilds it.
     """
     shared = cache_dir() / "bundles"
-    if bundles_dir() != shared and _damage(shared / key, key) is None:
+    if (
+        bundles_dir() != shared
+        and _damage(shared / key, key) is None
+        and not headers_changed(shared / key)
+    ):
         return shared / key  # a read-only cache's entry: read, never written
     path = bundles_dir() / key
     if not os.path.lexists(path):
         return None
     problem = _damage(path, key)
+    if problem is None and headers_changed(path):
+        discard(key)  # built with headers that are no longer what they were: rebuild
+        return None
     if problem is None:
         with contextlib.suppress(OSError):  # recently used: evicted last (evict)
             os.utime(path / ENTRY_RECORD)
@@ -250,6 +257,42 @@ def _damage(path: Path, key: str) -> str | None:
     if record.get("manifest_sha256") != hashlib.sha256(manifest).hexdigest():
         return "manifest.json does not match its record"
     return None
+
+
+def _header_digests(paths: frozenset[str]) -> dict[str, str]:
+    """Path -> SHA-256 of each external header a bundle's build read ("" if unreadable)."""
+    out = {}
+    for path in sorted(paths):
+        try:
+            data = bundle_format.read_bounded(Path(path), MAX_HEADER_BYTES)
+        except (OSError, ValueError):
+            out[path] = ""
+            continue
+        out[path] = hashlib.sha256(data).hexdigest()
+    return out
+
+
+#: The largest external header a cache entry vouches for by its hash.
+MAX_HEADER_BYTES = 64 << 20
+
+
+def headers_changed(path: Path) -> bool:
+    """Whether an external header the entry at ``path`` was built with changed since.
+
+    The key covers the program's source, not the headers its external calls include
+    through ``include_paths`` or by an absolute path (they are known only once the
+    kernels build), so the entry records them with their hashes, as ccache records a
+    compile's includes, and an edited, moved or removed header makes it a miss.
+    """
+    try:
+        limit = bundle_format.MAX_MANIFEST_BYTES
+        record = json.loads(bundle_format.read_bounded(path / ENTRY_RECORD, limit))
+    except (OSError, ValueError, RecursionError):
+        return True
+    recorded = record.get("headers", {}) if isinstance(record, dict) else {}
+    if not isinstance(recorded, dict):
+        return True
+    return _header_digests(frozenset(recorded)) != recorded
 
 
 def discard(key: str) -> None:
@@ -312,6 +355,7 @@ def store(
     try:
         tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
         try:
+            headers: list[frozenset[str]] = []
             toolchain.build_bundle(
                 tmp,
                 result.sources,
@@ -319,9 +363,14 @@ def store(
                 result.ir,
                 include_dirs=include_dirs,
                 on_kernel=on_kernel,
+                on_headers=headers.append,
             )
             digest = hashlib.sha256((tmp / "manifest.json").read_bytes()).hexdigest()
-            record = {"key": key, "manifest_sha256": digest}
+            record = {
+                "key": key,
+                "manifest_sha256": digest,
+                "headers": _header_digests(headers[0] if headers else frozenset()),
+            }
             (tmp / ENTRY_RECORD).write_text(json.dumps(record, sort_keys=True) + "\n")
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp made it private
             try:

@@ -190,7 +190,8 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     status = 0
     startup.begin()
     try:
-        runpy.run_path(program, run_name="__main__")
+        # __file__ is absolute, as CPython (3.9+) makes it for a script it runs.
+        runpy.run_path(os.path.abspath(program), run_name="__main__")
     except SystemExit as e:
         status = exit_status(e.code)
     except TTLCompileError as e:

@@ -42,7 +42,7 @@ from ttl.runtime.profile import CallProfile, Profile
 from ttl.runtime.scheduler import RunReport
 from ttl.runtime.sharding import ShardLayout
 from ttl.source import source_text
-from ttl.specs import RowMajor, TensorSpec
+from ttl.specs import ConstantParam, RowMajor, TensorSpec, is_constant
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
 _TTL_DIR = str(Path(__file__).resolve().parent.parent)
@@ -155,14 +155,21 @@ def run_operation(
             loc,
             "pass one tensor per parameter, in order",
         )
-    devices = _mesh_size(op, params, tensors, loc)
-    shards = [_shard_layout(t) for t in tensors]
+    # Compile-time parameters (upstream's scale_factor=(2, 2)): part of what compiles.
+    constants = {
+        n: ConstantParam(t) for n, t in zip(params, tensors, strict=True) if _is_constant(t)
+    }
+    names = [n for n in params if n not in constants]
+    given = [t for n, t in zip(params, tensors, strict=True) if n not in constants]
+    devices = _mesh_size(op, names, given, loc)
+    shards = [_shard_layout(t) for t in given]
     results: tuple = ()
     for index in range(devices):  # SPMD: every device of a mesh runs with its own shard
+        arrays = iter(_host_array(op, n, t, loc, index) for n, t in zip(names, given, strict=True))
         results = _run_on_device(
             op,
             params,
-            [_host_array(op, name, t, loc, index) for name, t in zip(params, tensors, strict=True)],
+            [constants[n] if n in constants else next(arrays) for n in params],
             loc,
             target=target,
             grid=grid,
@@ -173,9 +180,36 @@ def run_operation(
             index=index if devices > 1 else None,
             shards=shards,
         )
+    outputs = iter(results)
     return tuple(
-        t if hasattr(t, "__ttl_host_array__") else r for t, r in zip(tensors, results, strict=True)
+        t if n in constants else (t if hasattr(t, "__ttl_host_array__") else next(outputs))
+        for n, t in zip(params, tensors, strict=True)
     )
+
+
+def _target_name(target: str | None, loc: SourceLoc | None) -> str:
+    """The call's target: its own, else ``ttl run --target``, else the default."""
+    target = target or SETTINGS.target or DEFAULT_TARGET
+    if target not in TARGETS:
+        raise TTLCompileError(
+            f"unknown target '{target}'",
+            loc,
+            "write target= one of " + ", ".join(sorted(TARGETS)),
+        )
+    return target
+
+
+def _host_only(op: Operation) -> bool:
+    """Whether ``op`` does no kernel work (frontend.unified.is_host_only)."""
+    from ttl.compiler.frontend import unified
+    from ttl.source import function_def
+
+    return unified.is_host_only(op, function_def(op.fn)[1])
+
+
+def _is_constant(value: Any) -> bool:
+    """Whether a call argument is a compile-time parameter rather than a tensor."""
+    return not hasattr(value, "shape") and is_constant(value)
 
 
 def _run_on_device(
@@ -200,14 +234,13 @@ def _run_on_device(
         from ttl.compiler.evaluate import check_tensors
 
         check_tensors(op, specs, arrays)
-    arrays = [a.array if isinstance(a, RowMajor) else a for a in arrays]  # layout is in bound
-    target = target or SETTINGS.target or DEFAULT_TARGET
-    if target not in TARGETS:
-        raise TTLCompileError(
-            f"unknown target '{target}'",
-            loc,
-            "write target= one of " + ", ".join(sorted(TARGETS)),
-        )
+    # The tensors run; the layout is in bound, the constants were compiled in.
+    arrays = [
+        a.array if isinstance(a, RowMajor) else a
+        for a in arrays
+        if not isinstance(a, ConstantParam)
+    ]
+    target = _target_name(target, loc)
     grid_request = grid if grid is not None else SETTINGS.grid
     if grid_request is None:
         grid_request = op.grid
@@ -225,9 +258,10 @@ def _run_on_device(
     key = cache.cache_key(
         op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs, build
     )
-    bundle, source, compile_seconds = _bundle(
-        op, key, bound, target, grid_request, include_dirs, overrides
-    )
+    found = _bundle(op, key, bound, target, grid_request, include_dirs, overrides)
+    if found is None:  # no kernel work: its body ran on the host, per node; nothing runs
+        return tuple(a for a in arrays)
+    bundle, source, compile_seconds = found
     # The devices of a mesh run one after another on one emulated machine: each launch
     # loads its shard and reads its outputs back, so nothing carries over between them.
     _check_shard_nodes(op, params, shards, bundle.grid, loc)
@@ -290,7 +324,7 @@ def call_options(call: str | CompilerOptions | None, loc: SourceLoc | None) -> C
 
 
 def _not_for(
-    bundle: Bundle, op: Operation, specs: dict[str, TensorSpec], target: str
+    bundle: Bundle, op: Operation, specs: dict[str, TensorSpec | ConstantParam], target: str
 ) -> str | None:
     """Why a cache entry's bundle is not one of ``op`` for ``specs`` on ``target`` (an
     entry swapped in from another operation, records and all), or None."""
@@ -300,7 +334,11 @@ def _not_for(
     if bundle.target != target:
         return f"is built for {bundle.target}, not {target}"
     have = {t.name: (t.shape, t.layout) for t in bundle.tensors}
-    want = {name: (spec.shape, spec.layout) for name, spec in specs.items()}
+    want = {
+        name: (spec.shape, spec.layout)
+        for name, spec in specs.items()
+        if isinstance(spec, TensorSpec)
+    }
     if have != want:
         return f"takes tensors {have}, not {want}"
     return None
@@ -309,13 +347,15 @@ def _not_for(
 def _bundle(
     op: Operation,
     key: str,
-    specs: dict[str, TensorSpec],
+    specs: dict[str, TensorSpec | ConstantParam],
     target: str,
     grid: Any,
     include_dirs: tuple[str, ...],
     options: CompilerOptions,
-) -> tuple[Bundle, str, float]:
-    """The bundle for ``key``: (bundle, "memory" | "disk" | "compiled", compile seconds)."""
+) -> tuple[Bundle, str, float] | None:
+    """The bundle for ``key``: (bundle, "memory" | "disk" | "compiled", compile seconds);
+    None for an operation with no kernel work, whose body this evaluates on every node
+    (as compiling it would) instead."""
     if key in _BUNDLES:
         return _BUNDLES[key], "memory", 0.0
     path = cache.lookup(key)
@@ -333,6 +373,11 @@ def _bundle(
             _BUNDLES[key] = bundle
             return bundle, "disk", 0.0
         cache.discard(key)
+    if _host_only(op):  # checked on a miss only: a cache hit never loads the compiler
+        from ttl.compiler.evaluate import evaluate_operation
+
+        evaluate_operation(op, specs, TARGETS[target], grid, op.options.merge(options))
+        return None
     start = time.perf_counter()
     with Progress(f"compiling {op.name}") as progress:
         result = op.compile(
@@ -378,7 +423,9 @@ def _host_array(
         raise TTLCompileError(
             f"tensor '{name}' of operation '{op.name}' is a {type(tensor).__name__}, not a tensor",
             loc,
-            "pass NumPy arrays, torch tensors or ttnn tensors, one per operation parameter",
+            "pass NumPy arrays, torch tensors or ttnn tensors, or compile-time constants "
+            "(bool, int, float, str, None, tuples and lists of them); capture any other "
+            "value from the enclosing scope instead of passing it",
         )
     return tensor
 
@@ -453,10 +500,13 @@ def _mesh_size(
 
 def _specs(
     op: Operation, params: list[str], arrays: list[Any], loc: SourceLoc | None
-) -> dict[str, TensorSpec]:
+) -> dict[str, TensorSpec | ConstantParam]:
     """Parameter name -> spec of the tensor passed for it; clear errors for unusable tensors."""
-    specs = {}
+    specs: dict[str, TensorSpec | ConstantParam] = {}
     for name, array in zip(params, arrays, strict=True):
+        if isinstance(array, ConstantParam):
+            specs[name] = array
+            continue
         try:
             specs[name] = TensorSpec.of(array)
         except ValueError as e:

@@ -117,13 +117,14 @@ def build_bundle(
     include_dirs: Sequence[str] = (),
     label: str | None = None,
     on_kernel: Callable[[str], None] | None = None,
+    on_headers: Callable[[frozenset[str]], None] | None = None,
 ) -> dict[str, Any]:
     """Writes kernel ``sources``, builds their ELFs and writes the bundle into ``out``.
 
     ``sources`` maps file name to C++ text, as a ``CompileResult`` holds
     them; ``include_dirs`` are searched after each kernel's own
-    ``include_paths``. Returns the bundle's manifest; LaunchError when a
-    kernel does not build.
+    ``include_paths``; ``on_headers`` gets the external headers the builds read.
+    Returns the bundle's manifest; LaunchError when a kernel does not build.
     """
     out = str(out)
     kernels = os.path.join(out, "kernels")
@@ -134,7 +135,7 @@ def build_bundle(
     elfs = os.path.join(out, "elf")
     name = label or manifest.get("operation", {}).get("name", "operation")
     try:
-        build_manifest(
+        headers = build_manifest(
             local_toolchain(),
             manifest,
             kernels,
@@ -145,4 +146,6 @@ def build_bundle(
         )
     except DeviceBuildError as e:
         raise LaunchError(str(e)) from None
+    if on_headers is not None:
+        on_headers(headers)
     return write_bundle(out, manifest, kernels, elfs, ir)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from absl import app, flags
 
 from ttl.host.cli_help import asks_for_help, print_help_and_exit, print_version_and_exit
-from ttl.specs import TensorSpec
+from ttl.specs import ConstantParam, TensorSpec, param_spec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
 EXIT_USER_ERROR = 1
@@ -28,6 +28,7 @@ REQUIRED_FLAGS = ("src", "operation")
 _REQUIRED_MESSAGE = "--src and --operation are required"
 USAGE = (
     "usage: ttlc --src=FILE.py --operation=NAME --arg NAME=SPEC [--arg ...] --out=DIR [flags]\n"
+    "       (SPEC: a tensor, bf16[64,128][:row_major], or a constant, const:(2, 2))\n"
     "       ttlc --help | --version"
 )
 DESCRIPTION = (
@@ -55,7 +56,8 @@ def define_flags(flag_values: flags.FlagValues) -> flags.FlagValues:
     flags.DEFINE_multi_string(
         "arg",
         [],
-        "Tensor spec of a parameter: name=bf16[256,512]. Repeat.",
+        "Spec of a parameter: name=bf16[256,512] (a tensor) or name=const:(2, 2) (a "
+        "compile-time constant). Repeat.",
         flag_values=flag_values,
     )
     flags.DEFINE_enum(
@@ -109,16 +111,20 @@ def new_flags() -> flags.FlagValues:
     return define_flags(flags.FlagValues())
 
 
-def _parse_args(args: Sequence[str]) -> dict[str, TensorSpec]:
-    specs: dict[str, TensorSpec] = {}
+def _parse_args(args: Sequence[str]) -> dict[str, TensorSpec | ConstantParam]:
+    """``--arg`` values: a tensor spec (``a=bf16[64,64]``) or a compile-time constant
+    (``scale=const:(2, 2)``)."""
+    specs: dict[str, TensorSpec | ConstantParam] = {}
     for item in args:
         name, sep, text = item.partition("=")
         if not sep or not name.strip():
-            raise FlagError(f"--arg {item!r}: write name=spec, e.g. a=bf16[64,64]")
+            raise FlagError(
+                f"--arg {item!r}: write name=spec, e.g. a=bf16[64,64] (or scale=const:(2, 2))"
+            )
         if name.strip() in specs:
             raise FlagError(f"--arg {name.strip()!r} given twice")
         try:
-            specs[name.strip()] = TensorSpec.parse(text)
+            specs[name.strip()] = param_spec(text)
         except ValueError as e:
             raise FlagError(f"--arg {item!r}: {e}") from None
     return specs

@@ -56,6 +56,19 @@ def test_include_dirs_are_searched_after_include_paths(extern_compile):
     ]
 
 
+def test_an_absolute_header_path_is_found_where_it_is(extern_compile):
+    """Upstream's compiler_only_external_call.py names its header
+    ``os.path.join(os.path.dirname(__file__), "compiler_only_add.hpp")``."""
+    header = f"{PROJECT}/kernels/custom_entry.hpp"
+    r = extern_compile(
+        f"""
+        ttl.call_extern_func("{header}", "custom_entry", kernel=ttl.KernelKind.COMPUTE)
+        """,
+        include_dirs=(),
+    )
+    filecheck(r.sources["compute.cpp"], f'CHECK: #include "{header}"')
+
+
 def test_missing_header_names_the_search_path(extern_error):
     """A header found nowhere is an error at the call naming the header and the searched
     directories, and saying how to declare it."""

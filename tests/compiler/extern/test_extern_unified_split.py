@@ -112,6 +112,7 @@ def test_statement_without_work_is_rejected(extern_error):
     err = extern_error(
         """
         x = ttl.node(dims=2)  # ERROR
+        ttl.call_extern_func(HEADER, "d", kernel=ttl.KernelKind.DATA_MOVEMENT)
         """
     )
     assert "does no work in any logical kernel" in err.message

@@ -194,17 +194,16 @@ def test_static_loop_counts_must_match(compile_error):
     )
 
 
-def test_tiles_nobody_pops_are_rejected(compile_error):
-    # The writer lost its decorator: y_dfb is pushed and never popped (found by the
-    # bad-input campaign, tests/campaign, where it ran without writing y). Operations
-    # with kernels of one kind only are compile-only fragments and stay unchecked.
+def test_a_kernel_that_lost_its_decorator_is_rejected(compile_error):
+    # The writer lost its decorator: it is the only code that touches y, so y would
+    # silently keep its old contents (found by the bad-input campaign, tests/campaign).
     src = """
     import ttl
 
     @ttl.operation(grid=(1, 1))
     def op(a, y):
         a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
-        y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)  # ERROR
+        y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=2)
 
         @ttl.datamovement()
         def read():
@@ -216,13 +215,69 @@ def test_tiles_nobody_pops_are_rejected(compile_error):
             with a_dfb.wait() as blk, y_dfb.reserve() as out:
                 out.store(blk + blk)
 
-        def write():
+        def write():  # ERROR
             with y_dfb.wait() as blk:
                 ttl.copy(blk, y[0, 0]).wait()
     """
     err = compile_error(src, "op", SPECS)
-    assert err.message == "DFB 'y_dfb' is pushed by kernel 'op.compute' but no kernel pops it"
-    assert "missing its @ttl.compute() or @ttl.datamovement() decorator" in err.hint
+    assert err.message == (
+        "function 'write' of operation 'op' is the only code that uses tensor 'y', but it "
+        "is not a kernel and nothing calls it, so 'y' is never read or written"
+    )
+    assert err.hint == (
+        "is it missing its decorator? write @ttl.datamovement() above 'def write():'"
+    )
+
+
+def test_blocks_pushed_into_a_dfb_nobody_reads_are_accepted_while_they_fit(compile_source):
+    # The spec's pipe examples stage data through blocks a kernel reserves, fills and
+    # pushes without any kernel waiting on the DFB: the data stays there, nothing hangs.
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        staging = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+        @ttl.datamovement()
+        def dm():
+            with staging.reserve() as blk:
+                ttl.copy(a[0, 0], blk).wait()
+                ttl.copy(blk, y[0, 0]).wait()
+
+        @ttl.compute()
+        def compute():
+            pass
+    """
+    result = compile_source(src, "op", SPECS)
+    assert "cb_push_back(dfb_staging, 1);" in result.sources["dm.cpp"]
+
+
+def test_more_pushes_than_a_dfb_nobody_reads_holds_are_rejected(compile_error):
+    # The third reserve() waits for a block nobody frees: a hang on every path.
+    src = """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a, y):
+        staging = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)  # ERROR
+
+        @ttl.datamovement()
+        def dm():
+            for i in range(3):
+                with staging.reserve() as blk:
+                    ttl.copy(a[0, 0], blk).wait()
+                    ttl.copy(blk, y[0, 0]).wait()
+
+        @ttl.compute()
+        def compute():
+            pass
+    """
+    err = compile_error(src, "op", SPECS)
+    assert err.message == (
+        "DFB 'staging' is pushed by kernel 'op.dm' but no kernel pops it, and it holds only "
+        "2 tiles: a reserve() beyond them waits forever"
+    )
 
 
 def test_an_unknown_trip_count_names_its_line(compile_source):

@@ -127,9 +127,9 @@ BAD = [
     ("ttl.math.expp(a_blk)", "ttl.math has no function 'expp'", "did you mean ttl.math.exp"),
     ("ttl.math.sigmod(a_blk)", "no function 'sigmod'", "ttl.math.sigmoid"),
     (  # tt-lang-sim's spelling of a function only ttl.math has
-        "ttl.block.unsqueeze(a_blk, dim=0)",
-        "ttl.block has no function 'unsqueeze'",
-        "write ttl.math.unsqueeze(...)",
+        "ttl.block.exp(a_blk)",
+        "ttl.block has no function 'exp'",
+        "write ttl.math.exp(...)",
     ),
     (
         "ttl.math.exp(a_blk, a_blk)",

@@ -58,7 +58,9 @@ builtin.module {
 
 // -----
 
-// Tiles pushed that no kernel pops: a kernel is missing (or lost its decorator).
+// More tiles pushed than the DFB holds, and no kernel pops them: the third reserve
+// waits forever (a kernel is missing, or lost its decorator). Pushes that fit are
+// accepted: a kernel may leave data in a DFB it staged blocks through.
 // Checked in operations with kernels of both kinds (fewer: a compile-only fragment).
 builtin.module {
   ttl.operation @o attributes {grid = array<i64: 1, 1>, target = "wormhole_b0", identity = "t"} {
@@ -68,6 +70,10 @@ builtin.module {
       %one_side = ttl.get_dfb @one_side : !ttl.dfb<1x1xbf16>
       %b = ttl.reserve %one_side : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
       ttl.push %b : !ttl.block<1x1xbf16>
+      %b2 = ttl.reserve %one_side : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+      ttl.push %b2 : !ttl.block<1x1xbf16>
+      %b3 = ttl.reserve %one_side : !ttl.dfb<1x1xbf16> -> !ttl.block<1x1xbf16>
+      ttl.push %b3 : !ttl.block<1x1xbf16>
     }
     ttl.kernel @compute attributes {kind = #ttl<kernel_kind compute>, logical_kernel = "o.compute"} {
       %unused = arith.constant 0 : i32
@@ -75,7 +81,7 @@ builtin.module {
   }
 }
 
-// CHECK:      error: DFB 'one_side' is pushed by kernel 'o.read' but no kernel pops it
+// CHECK:      error: DFB 'one_side' is pushed by kernel 'o.read' but no kernel pops it, and it holds only 2 tiles: a reserve() beyond them waits forever
 // CHECK-NEXT:   at: ttl.dfb @one_side (pass ttl-check-dfb-protocol)
 // CHECK-NEXT: hint: wait on it in the kernel that consumes it (is that kernel missing its
 

@@ -29,6 +29,7 @@ DIAGNOSTIC_PASSES = (
     "ttl-materialize-scalers",
     "ttl-prepare-read-back",
     "ttl-stage-tensor-prints",
+    "ttl-stage-converting-copies",
     "ttl-check-conditions",
     "ttl-assign-slots",
     "ttl-check-dfb-protocol",

@@ -396,6 +396,19 @@ def test_unusable_tensor_is_named(add_mul, shape, dtype, words):
     assert "test_jit.py" in message  # located at the call site
 
 
+def test_an_argument_that_is_neither_a_tensor_nor_a_constant_names_the_rule(add_mul):
+    # Issue 28 item 3: compile-time constants are parameters (tests/programs/
+    # constant_params.py); any other value must be captured.
+    a, b, c, _ = _inputs((32, 32))
+    with pytest.raises(TTLCompileError) as info:
+        add_mul(a, b, c, {"scale": 2})
+    assert info.value.message == "tensor 'y' of operation 'eltwise_add_mul' is a dict, not a tensor"
+    assert "compile-time constants (bool, int, float, str, None, tuples and lists" in (
+        info.value.hint or ""
+    )
+    assert "capture any other value from the enclosing scope" in (info.value.hint or "")
+
+
 def test_wrong_number_of_tensors(add_mul):
     a, b, c, _ = _inputs((32, 32))
     with pytest.raises(
@@ -452,6 +465,65 @@ def test_external_header_with_a_guarded_static_builds_and_runs(needs_device_cxx,
     y = np.zeros_like(x)
     module.guarded_static(x, y, include_dirs=("examples/extern/include",))
     np.testing.assert_array_equal(y, module.reference(x))
+
+
+_HEADER_PROGRAM = """
+import os
+import numpy as np
+import ml_dtypes
+import ttl
+
+INC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inc")
+
+@ttl.operation(grid=(1, 1))
+def pick_row(a, y):
+    dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=2)
+
+    @ttl.datamovement()
+    def dm():
+        row = ttl.call_extern_func(
+            "row.hpp", "tile_row", result_type=ttl.ScalarType.I32, include_paths=[INC]
+        )
+        with dfb.reserve() as blk:
+            ttl.copy(a[row, 0], blk).wait()
+            ttl.copy(blk, y[0, 0]).wait()
+
+a = np.repeat(np.arange(3, dtype=np.float32), 32 * 32).reshape(96, 32)
+y = np.zeros((32, 32), ml_dtypes.bfloat16)
+pick_row(a.astype(ml_dtypes.bfloat16), y)
+print(float(y[0, 0]))
+"""
+
+
+def test_an_edited_include_paths_header_rebuilds_the_cached_bundle(needs_device_cxx, tmp_path):
+    # The cache key covers the program, not the headers its external calls include
+    # through include_paths= (known only once the kernels build): the entry records
+    # them with their hashes, and an edited one is a miss, not a stale bundle.
+    (tmp_path / "inc").mkdir()
+    header = tmp_path / "inc" / "row.hpp"
+    program = tmp_path / "pick.py"
+    program.write_text(_HEADER_PROGRAM)
+    env = dict(os.environ, TTL_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(row: int) -> str:
+        header.write_text(f"#pragma once\ninline int tile_row() {{ return {row}; }}\n")
+        proc = subprocess.run(
+            [sys.executable, "-m", "ttl.host.cli", "run", str(program)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    assert run(1) == "1.0"
+    assert run(2) == "2.0"  # the entry built with row 1 is not reused
+    entries = list((tmp_path / "cache" / "bundles").iterdir())
+    assert len(entries) == 1
+    record = json.loads((entries[0] / cache.ENTRY_RECORD).read_text())
+    assert list(record["headers"]) == [str(header)]
 
 
 def _compiled_cpp(fresh_jit) -> list[str]:

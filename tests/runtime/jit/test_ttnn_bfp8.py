@@ -15,7 +15,6 @@ import pytest
 import torch
 from jit_support import ROOT
 
-from ttl.errors import TTLCompileError
 from ttl.host import ttnn
 from ttl.host.ttnn.errors import TtnnError
 from ttl.runtime import Bfp8Tensor
@@ -187,15 +186,19 @@ def test_row_major_bfloat8_b_is_a_located_error(call, fragments):
         assert fragment in text, text
 
 
-def test_an_operation_mixing_bfp8_and_float32_blocks_is_a_compile_error(needs_device_cxx):
+def test_an_operation_mixing_bfp8_and_float32_blocks_unpacks_both(needs_device_cxx):
+    # Issue 28 item 2: the unpacker converts any format; a BFP8_b value is exact in f32,
+    # and with f32 tensors DST holds f32 (fp32_dest_acc_en's default).
     add_mul = _op("eltwise_add_mul_op", "eltwise_add_mul")
-    a = ttnn.zeros((32, 32), dtype=ttnn.bfloat8_b)
-    f = ttnn.zeros((32, 32), dtype=ttnn.float32)
-    with pytest.raises(TTLCompileError) as info:
-        add_mul(a, f, f, f)
-    text = info.value.render()
-    assert "is bfp8 but the stored block is f32" in text, text
-    assert "eltwise_add_mul_op.py" in text and "hint:" in text
+    a = ttnn.from_torch(_randn(32, 32), dtype=ttnn.bfloat8_b, layout=ttnn.TILE_LAYOUT)
+    b, c = (
+        ttnn.from_torch(_randn(32, 32, seed=s), dtype=ttnn.float32, layout=ttnn.TILE_LAYOUT)
+        for s in (1, 2)
+    )
+    y = ttnn.zeros((32, 32), dtype=ttnn.float32)
+    add_mul(a, b, c, y)
+    want = ttnn.to_torch(a).float() * ttnn.to_torch(b) + ttnn.to_torch(c)
+    torch.testing.assert_close(ttnn.to_torch(y), want, rtol=1e-6, atol=1e-6)
 
 
 def test_prints_show_the_unpacked_values_of_bfp8_pages_and_blocks(needs_device_cxx):

@@ -255,8 +255,46 @@ def test_memory_configs_in_ttnn_argument_order():
     assert t.memory_config().buffer_type is ttnn.BufferType.L1
 
 
-def test_a_one_dimensional_tiled_tensor_is_an_error():
-    with pytest.raises(TtnnError) as info:
-        ttnn.from_torch(torch.zeros(40), layout=ttnn.TILE_LAYOUT)
-    assert_located(info, "a TILE_LAYOUT tensor needs at least 2 dimensions, got shape (40,)")
+def test_scalars_and_vectors_in_tiles_are_row_0_of_their_tiles():
+    # The spec's dataflow_buffer/tiled_tensor_shape.py: ttnn tiles a scalar as (32, 32)
+    # and a vector of n as (32, n rounded up), its values in row 0; shape stays logical.
+    def shape_in_tiles(t):
+        padded, tile = list(t.padded_shape), list(t.tile.tile_shape)
+        return padded[:-2] + [d // td for d, td in zip(padded[-2:], tile, strict=True)]
+
+    scalar = ttnn.from_torch(torch.tensor(3.5), layout=ttnn.TILE_LAYOUT)
+    vector = ttnn.from_torch(torch.arange(40.0), layout=ttnn.TILE_LAYOUT)
+    assert (scalar.shape, shape_in_tiles(scalar)) == ((), [1, 1])
+    assert (vector.shape, shape_in_tiles(vector)) == ((40,), [1, 2])
+    padded = ttnn.from_torch(torch.zeros(2, 2, 120, 30), layout=ttnn.TILE_LAYOUT)
+    assert shape_in_tiles(padded) == [2, 2, 4, 1]
+    assert ttnn.to_torch(scalar).item() == 3.5
+    assert torch.equal(ttnn.to_torch(vector), torch.arange(40.0).to(torch.bfloat16))
     assert ttnn.from_torch(torch.zeros(40)).shape == (40,)  # row-major: as it is
+
+
+def test_tensor_operators_are_ttnn_operations():
+    # Upstream's host goldens write `a_in * b_in + c_full` and `a @ b` on ttnn tensors.
+    a = ttnn.from_torch(torch.full((32, 32), 2.0), layout=ttnn.TILE_LAYOUT)
+    b = ttnn.from_torch(torch.full((32, 32), 3.0), layout=ttnn.TILE_LAYOUT)
+    assert ttnn.to_torch(a * b + a)[0, 0].item() == 8.0
+    assert ttnn.to_torch(b - a)[0, 0].item() == 1.0
+    assert abs(ttnn.to_torch(-a / b)[0, 0].item() + 2.0 / 3.0) < 1e-6
+    assert ttnn.to_torch(a @ b)[0, 0].item() == 192.0
+    assert ttnn.to_torch(2 * a)[0, 0].item() == 4.0
+
+
+def test_split_work_to_cores_splits_as_tt_metal_does():
+    # 11 units over a 4x2 grid: every node gets one, the first 3 (column by column) a
+    # second; an even split leaves group 2 empty.
+    n, all_cores, one, two, per_one, per_two = ttnn.split_work_to_cores(ttnn.CoreCoord(4, 2), 11)
+    assert (n, all_cores.num_cores(), one.num_cores(), two.num_cores()) == (8, 8, 3, 5)
+    assert (per_one, per_two) == (2, 1)
+    assert one.ranges()[0] == ttnn.CoreRange(ttnn.CoreCoord(0, 0), ttnn.CoreCoord(0, 1))
+    n, all_cores, one, two, per_one, per_two = ttnn.split_work_to_cores(
+        ttnn.CoreCoord(4, 2), 6, row_wise=True
+    )
+    assert (n, one, two.num_cores(), per_one, per_two) == (6, all_cores, 0, 1, 0)
+    assert all_cores.ranges()[1] == ttnn.CoreRange(ttnn.CoreCoord(0, 1), ttnn.CoreCoord(1, 1))
+    with pytest.raises(TtnnError):
+        ttnn.split_work_to_cores(ttnn.CoreCoord(2, 2), 0)

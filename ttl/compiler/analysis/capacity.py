@@ -8,7 +8,7 @@ L1 budget.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
 from ttl.compiler.model import OperationModel
@@ -63,8 +63,13 @@ def check_kernel_capacity(
             raise err
 
 
-def check_capacity(model: OperationModel) -> None:
-    """Raise TTLCompileError if the operation needs more than the target has."""
+def check_capacity(model: OperationModel, used: Set[str] | None = None) -> None:
+    """Raise TTLCompileError if the operation needs more than the target has.
+
+    ``used``: the DFBs its kernels touch, once they are compiled (None: check the
+    kernels only). A DFB no kernel touches is never allocated, so it counts for
+    neither the target's DFBs nor its L1.
+    """
     target = model.target
     check_kernel_capacity(
         model.name,
@@ -77,20 +82,23 @@ def check_capacity(model: OperationModel) -> None:
         if model.options.l1_budget
         else f"{target.name} has {target.l1_bytes} bytes per node"
     )
-    used = 0
-    for i, dfb in enumerate(model.dfbs):
+    if used is None:
+        return
+    dfbs = [f for f in model.dfbs if f.name in used]
+    total = 0
+    for i, dfb in enumerate(dfbs):
         if i >= target.dfb_count:
             raise TTLCompileError(
-                f"operation '{model.name}' creates {len(model.dfbs)} dataflow buffers but "
-                f"{target.name} has {target.dfb_count} per node",
+                f"operation '{model.name}' uses {len(dfbs)} dataflow buffers in its kernels "
+                f"but {target.name} has {target.dfb_count} per node",
                 dfb.loc,
                 "reuse a DFB for data with the same block shape and dtype",
             )
         size = dfb_bytes(dfb.tiles_per_block, dfb.block_count, dfb.dtype)
-        used += size
-        if used > budget:
+        total += size
+        if total > budget:
             raise TTLCompileError(
-                f"dataflow buffers need {used} bytes of L1 with '{dfb.name}' ({size} bytes) "
+                f"dataflow buffers need {total} bytes of L1 with '{dfb.name}' ({size} bytes) "
                 f"but {where}",
                 dfb.loc,
                 "use smaller blocks (shape=) or fewer blocks (block_count=)",

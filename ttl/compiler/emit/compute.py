@@ -91,11 +91,15 @@ class TileCodegen:
         cb_of: Callable[[SSAValue], str],
         cb_out: str,
         fpu: bool = True,
+        reconfig: bool = False,
     ):
         self._emit = line
         self.cb_of = cb_of
         self.cb_out = cb_out
         self.fpu = fpu  # ttl.CompilerOptions.enable_fpu_binary_ops
+        # The kernel's CBs hold more than one data format: each unpacking op first
+        # points the unpacker at its CBs' formats (TT-Metal's reconfig_data_format).
+        self.reconfig = reconfig
         self._steps: list[Step] | None = None
         self.slot_stride = 1  # registers between a tile's register k and k + 1
 
@@ -136,6 +140,18 @@ class TileCodegen:
             return
         self._steps[-1].fini.append(text)
 
+    def unpack_from(self, srca: str, srcb: str | None = None, reverse: bool = False) -> None:
+        """Before an op that unpacks CB ``srca`` (and ``srcb``): the unpacker's formats,
+        in a kernel whose CBs differ in format (``reverse``: srcA reads ``srcb``, as
+        matmul's operands go)."""
+        if not self.reconfig:
+            return
+        if srcb is None:
+            self.init(f"reconfig_data_format_srca({srca});")
+        else:
+            order = "<SrcOrder::Reverse>" if reverse else ""
+            self.init(f"reconfig_data_format{order}({srca}, {srcb});")
+
     def step(self) -> None:
         """Ends the current step: what follows needs its own per-tile loop."""
         if self._steps is not None:
@@ -155,6 +171,7 @@ class TileCodegen:
         dst = self.dst(base, k)
         if isinstance(op, d.ReadOp):
             cb = self.cb_of(op.block)
+            self.unpack_from(cb)
             self.init(f"copy_init({cb});")
             # (a reserved block read back is at the front for this store: op_StoreOp)
             self.line(f"copy_tile({cb}, {t}, {dst});")
@@ -165,6 +182,7 @@ class TileCodegen:
             name = op.name.split(".")[1]
             if fpu_binary(op, self.fpu):  # both operands are ttl.read results
                 a, b = self.cb_of(op.lhs.owner.block), self.cb_of(op.rhs.owner.block)  # type: ignore[union-attr]
+                self.unpack_from(a, b)
                 self.init(f"{name}_init({a}, {b}, false);")
                 self.line(f"{name}_tiles({a}, {b}, {t}, {t}, {dst});")
             else:
@@ -270,6 +288,7 @@ class TileCodegen:
         )
         cb = self.cb_of(op.operand.owner.block)  # type: ignore[union-attr]
         kind = _BCAST_KIND.get((rank - 2 in bdims, rank - 1 in bdims))
+        self.unpack_from(cb)
         if kind is None:  # only outer dims: whole tiles repeat
             self.init(f"copy_init({cb});")
             self.line(f"copy_tile({cb}, {index}, {dst});")
@@ -295,6 +314,7 @@ class TileCodegen:
         col = "0" if n == 1 else (rt if m == 1 else f"{_paren(rt)} % {n}")
         self.init("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, 0x00000000u);  // matmul_tiles accumulates")
+        self.unpack_from(a, b, reverse=True)
         self.init(f"matmul_init({a}, {b});")
         a_base = [(bi, m * kk)] if bi != "0" else []
         b_base = [(bi, kk * n)] if bi != "0" else []
@@ -344,6 +364,7 @@ class TileCodegen:
         start = float_bits(float("-inf") if pool == "MAX" else 0.0)
         self.init("fill_tile_init();")
         self.line(f"fill_tile_bitcast({dst}, {start});  // reduce_tile accumulates")
+        self.unpack_from(cb, cb_s)
         self.init(f"reduce_init{tmpl}({cb}, {cb_s}, {self.cb_out});")
         pad = ""
         for var, n in loops:
@@ -379,9 +400,13 @@ class TileCodegen:
             pad += "  "
         index = _linear(terms)
         if cb_s is None:
+            if self.reconfig:
+                self.line(f"{pad}reconfig_data_format_srca({cb});")
             self.line(f"{pad}copy_init({cb});")
             self.line(f"{pad}copy_tile({cb}, {index}, {other});")
         else:  # each element times the scaler tile's
+            if self.reconfig:
+                self.line(f"{pad}reconfig_data_format({cb}, {cb_s});")
             self.line(f"{pad}mul_init({cb}, {cb_s}, false);")
             self.line(f"{pad}mul_tiles({cb}, {cb_s}, {index}, 0, {other});")
         self.line(f"{pad}{combine}_init();")
@@ -400,6 +425,7 @@ class TileCodegen:
             terms.append((_coord(t, (rows, cols), 0), 1))
         if cols > 1:
             terms.append((_coord(t, (rows, cols), 1), rows))
+        self.unpack_from(cb)
         self.init(f"transpose_init({cb});")
         self.line(f"transpose_tile({cb}, {_linear(terms)}, {dst});")
 
@@ -411,6 +437,7 @@ def emit_store(
     indent: Callable[[int], None],
     cb_of: Callable[[SSAValue], str],
     schedule_by_kind: bool = True,
+    reconfig: bool = False,
 ) -> None:
     """Emit the chunked DST loop for ``store`` (see the module docstring).
 
@@ -424,7 +451,7 @@ def emit_store(
     registers (interleaved, it is ``i * regs + k``).
     """
     cb_out = cb_of(store.block)
-    gen = TileCodegen(line, cb_of, cb_out, plan.fpu)
+    gen = TileCodegen(line, cb_of, cb_out, plan.fpu, reconfig)
     tiles, chunk, regs = plan.tiles, plan.chunk, plan.regs
     by_kind = schedule_by_kind and chunk > 1
     if by_kind:
@@ -458,6 +485,8 @@ def emit_store(
         gen.gen(store.value, t0, "0", 0)
     line("tile_regs_commit();")
     line("tile_regs_wait();")
+    if reconfig:
+        line(f"pack_reconfig_data_format({cb_out});")
     if store.acc.value.data:
         line("pack_reconfig_l1_acc(1);  // packer L1 accumulation: add to the block's tiles")
     if i == "i":

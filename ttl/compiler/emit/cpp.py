@@ -32,10 +32,11 @@ from ttl.compiler.analysis.store_plan import plan_store, read_back_blocks
 from ttl.compiler.compute_config import ComputeConfig
 from ttl.compiler.emit import pipes, tt_metal_api
 from ttl.compiler.emit.compute import emit_store
+from ttl.compiler.emit.convert import Conversion, converter_definitions
 from ttl.compiler.emit.debug import emit_print, outliving_values, zone_statement
 from ttl.compiler.emit.row_major import row_major_copy_lines, tensor_page_bytes
 from ttl.compiler.emit.sync import SyncEmitMixin
-from ttl.targets import Target, tile_bytes
+from ttl.targets import TILE_COLS, TILE_ROWS, Target, tile_bytes
 
 PRELUDE = """\
 #include <cstdint>
@@ -190,6 +191,16 @@ class KernelSource:
     tensor_args: tuple[tuple[str, int], ...] = ()
 
 
+def _cb_formats(kernel: d.KernelOp) -> set[str]:
+    """The data formats (dtypes) of the CBs ``kernel`` acquires blocks of."""
+    return {
+        # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked them)
+        op.dfb.type.dtype  # type: ignore[attr-defined]
+        for op in kernel.walk()
+        if isinstance(op, d.WaitOp | d.ReserveOp)
+    }
+
+
 # Kernel-API identifiers a user variable must not shadow inside kernel_main.
 _API_NAMES = frozenset(
     [
@@ -306,6 +317,8 @@ class KernelEmitter(SyncEmitMixin):
         self.needs_floordiv = False
         self.needs_checks = False
         self.needs_noc_coords = False
+        self.converters: set[str] = set()  # of copies between bf16 and f32 (emit/convert.py)
+        self.mixed_formats = kernel.is_compute and len(_cb_formats(kernel)) > 1
         self.needs_profiler = False
         self.needs_print = False  # api/debug/dprint.h
         self.needs_print_pages = False  # api/debug/dprint_pages.h (print_cb_details)
@@ -471,6 +484,8 @@ class KernelEmitter(SyncEmitMixin):
             head.append("")
         if self.needs_noc_coords:
             head.append(self.noc_coordinate_helpers())
+        if self.converters:
+            head.append(converter_definitions(self.converters))
         text = "\n".join([*head, "void kernel_main() {", *body, "}", ""])
         return KernelSource(
             f"{k.sym_name.data}.cpp", text, tuple(self.used_dfbs), tuple(tensor_args)
@@ -731,11 +746,13 @@ class KernelEmitter(SyncEmitMixin):
                 self.needs_checks = True
                 self.line(f'ttl_check_slice({coord}, {size}, {units[dim]}, "{what}");')
             coords.append(coord)
+        convert = self._conversion(op, tensor_type.dtype, blk)
         if tensor_type.is_row_major:
-            self._row_major_copy(op, tname, tensor_type, coords, sizes, self.names[blk])
+            self._row_major_copy(op, tname, tensor_type, coords, sizes, self.names[blk], convert)
             return
         tiles = units
-        page = tile_bytes(sl.result.type.dtype)
+        # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
+        page = tile_bytes(blk.type.dtype)  # type: ignore[attr-defined]
         strides, acc = [], 1
         for s in reversed(tiles):
             strides.append(acc)
@@ -768,13 +785,35 @@ class KernelEmitter(SyncEmitMixin):
         for iv, size in loops:
             self.line(f"for (uint32_t {iv} = 0; {iv} < {size}; ++{iv}) {{")
             self.indent(1)
-        if op.is_read:
+        if convert is not None:
+            staged = convert.staged
+            rw = "read" if op.is_read else "write"
+            transfer = f"noc_async_{rw}_page({page_expr}, tensor_{tname}, {staged});"
+            for text in convert.around(transfer, l1, TILE_ROWS * TILE_COLS):
+                self.line(text)
+        elif op.is_read:
             self.line(f"noc_async_read_page({page_expr}, tensor_{tname}, {l1});")
         else:
             self.line(f"noc_async_write_page({page_expr}, tensor_{tname}, {l1});")
         for _ in loops:
             self.indent(-1)
             self.line("}")
+
+    def _conversion(self, op: d.CopyOp, tensor_dtype: str, blk: SSAValue) -> Conversion | None:
+        """How a copy between a tensor and a block of another dtype converts its pages
+        (``emit/convert.py``), after reserving its staging page; None if it does not."""
+        if not op.converts:
+            return None
+        assert op.staging is not None, "ttl-stage-converting-copies gave the copy a page"
+        staging = self.cb(op.staging)
+        self.line(f"cb_reserve_back({staging}, 1);  // L1 for one page on its way")
+        staged = self.namer.fresh("staged")
+        self.line(f"const uint32_t {staged} = get_write_ptr({staging});")
+        # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
+        block_dtype: str = blk.type.dtype  # type: ignore[attr-defined]
+        conversion = Conversion(op.is_read, staged, tensor_dtype, block_dtype)
+        self.converters.add(conversion.function)
+        return conversion
 
     def _row_major_copy(
         self,
@@ -784,11 +823,12 @@ class KernelEmitter(SyncEmitMixin):
         coords: list[str],
         sizes: tuple[int, ...],
         blk: str,
+        convert: Conversion | None,
     ) -> None:
         """One NOC read or write per row segment: each row of the innermost dimension is
         a DRAM page, and a slice's run of it is contiguous there and in the block."""
         for text in row_major_copy_lines(
-            op.is_read, tname, tensor_type, coords, sizes, blk, self.namer.fresh
+            op.is_read, tname, tensor_type, coords, sizes, blk, self.namer.fresh, convert
         ):
             self.line(text)
 
@@ -901,7 +941,7 @@ class KernelEmitter(SyncEmitMixin):
             self._publish(op, block)
         self.line("{")
         self.indent(1)
-        emit_store(op, plan, self.line, self.indent, self.cb)
+        emit_store(op, plan, self.line, self.indent, self.cb, reconfig=self.mixed_formats)
         self.indent(-1)
         self.line("}")
         for block in read_back:

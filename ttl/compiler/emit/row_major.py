@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from ttl.compiler import dialect as d
+from ttl.compiler.emit.convert import Conversion
 from ttl.specs import row_page_bytes
 from ttl.targets import tile_bytes
 
@@ -59,9 +60,11 @@ def row_major_copy_lines(
     sizes: tuple[int, ...],
     blk: str,
     fresh: Callable[[str], str],
+    convert: Conversion | None = None,
 ) -> list[str]:
     """The loop nest of a row-major copy between ``tensor[coords : coords + sizes]``
-    and the block at L1 address ``blk`` (coordinates are C++ expressions)."""
+    and the block at L1 address ``blk`` (coordinates are C++ expressions); with
+    ``convert``, each row segment goes through its staging page (``emit/convert.py``)."""
     esize = element_bytes(tensor.dtype)
     outer_dims, outer_sizes = tensor.dims[:-1], sizes[:-1]
     row_strides, local_strides = _strides(outer_dims), _strides(outer_sizes)
@@ -74,20 +77,30 @@ def row_major_copy_lines(
             coord = iv if coord == "0" else f"{coord} + {iv}"
             local_terms.append(_scaled(iv, local_strides[dim]))
         page_terms.append(_scaled(coord, row_strides[dim]))
-    run = sizes[-1] * esize  # bytes of one row segment
+    run = sizes[-1] * esize  # bytes of one row segment in DRAM
+    block_run = run if convert is None else sizes[-1] * element_bytes(convert.block_dtype)
     noc = f"tensor_{tname}.get_noc_addr({_sum(page_terms)}, {_scaled(coords[-1], esize)})"
     local = _sum(local_terms)
-    l1 = blk if local == "0" else f"{blk} + {_scaled(local, run)}"
-    call = (
-        f"noc_async_read({noc}, {l1}, {run});"
-        if is_read
-        else f"noc_async_write({l1}, {noc}, {run});"
-    )
+    l1 = blk if local == "0" else f"{blk} + {_scaled(local, block_run)}"
+    if convert is None:
+        calls = [
+            f"noc_async_read({noc}, {l1}, {run});"
+            if is_read
+            else f"noc_async_write({l1}, {noc}, {run});"
+        ]
+    else:
+        staged = convert.staged
+        transfer = (
+            f"noc_async_read({noc}, {staged}, {run});"
+            if is_read
+            else f"noc_async_write({staged}, {noc}, {run});"
+        )
+        calls = convert.around(transfer, l1, sizes[-1])
     lines, depth = [], ""
     for iv, size in loops:
         lines.append(f"{depth}for (uint32_t {iv} = 0; {iv} < {size}; ++{iv}) {{")
         depth += "  "
-    lines.append(depth + call)
+    lines += [depth + call for call in calls]
     for _ in loops:
         depth = depth[:-2]
         lines.append(depth + "}")

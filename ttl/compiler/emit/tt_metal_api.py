@@ -33,6 +33,11 @@ COMPUTE_HEADERS: dict[str, tuple[str, ...]] = {
         "tile_regs_release",
     ),
     "api/compute/pack.h": ("pack_tile", "pack_reconfig_l1_acc"),
+    "api/compute/reconfig_data_format.h": (
+        "reconfig_data_format",
+        "reconfig_data_format_srca",
+        "pack_reconfig_data_format",
+    ),
     "api/compute/tile_move_copy.h": ("copy_init", "copy_tile"),
     "api/compute/eltwise_binary.h": (
         "add_init",

@@ -130,11 +130,6 @@ def leaf_dtypes(e: Expr) -> list[str]:
     return out
 
 
-# Dtypes whose tiles the unpacker brings into DST as the same bf16 values: a BFP8_b
-# value is exactly a bf16 one, so blocks of both mix freely in one expression.
-_BF16_LIKE = frozenset({"bf16", "bfp8"})
-
-
 def dst_dtype(dtype: str) -> str:
     """The dtype of ``dtype``'s tiles in DST: block-float tiles unpack to bf16 values."""
     return "bf16" if dtype == "bfp8" else dtype
@@ -219,26 +214,14 @@ class ExprLowering:
 
     def _lower_leaf(self, e: Leaf, expected: Shape | None) -> SSAValue:
         blk = e.block
-        unpacked = {blk.dfb.dtype, self.dtype} <= _BF16_LIKE  # read as bf16 values
-        if blk.dfb.dtype != self.dtype and not (self.mixed or blk.accumulator or unpacked):
-            raise self.error(
-                f"{blk.describe()} is {blk.dfb.dtype} but the stored block is {self.dtype}",
-                e.node,
-                "use blocks of one dtype in an expression (make the DFBs like tensors of "
-                "the same dtype)",
-            )
         # One read per block (and view) per store: the same block used twice is one operand.
         key = (blk.value, e.shape)
         if key not in self._reads:
-            # Operands of a mixed store are unpacked to the stored dtype in DST, so the
-            # element-wise ops see one tile type.
-            # An accumulator (f32 with fp32_dest_acc_en) read into a store of another
-            # dtype converts too, so it can meet that dtype's operands.
-            convert = (
-                self.mixed
-                or (unpacked and "bfp8" in (blk.dfb.dtype, self.dtype))
-                or (blk.accumulator and blk.dfb.dtype != self.dtype)
-            )
+            # Operands of another dtype than the stored block's are unpacked to its dtype
+            # in DST (the unpacker converts any format), so the element-wise ops see one
+            # tile type; the packer writes the stored block's format.
+            # Block-float tiles unpack to bf16 values (dst_dtype).
+            convert = self.mixed or element_type(blk.dfb.dtype) != self.elem
             read = d.ReadOp(blk.value, e.view, self.elem if convert else None)
             self._reads[key] = self.emit(read).results[0]
         return self._reads[key]

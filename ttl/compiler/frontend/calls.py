@@ -258,34 +258,45 @@ class CallsMixin(MixinBase):
         self.check_live(blk, node)
         self.check_not_writing(blk, node, "a copy " + ("into" if is_read else "from") + " it")
         if is_read and blk.acquire != "reserve":
+            # Reported at the wait(): that is where such a program blocks (upstream's
+            # eltwise_add_deadlock.py), and what to change.
+            line = getattr(node, "lineno", None)
             self.fail(
-                f"cannot copy into {blk.describe()}: it was acquired with wait() "
-                "(block state MR, Must be Read: wait() -> copy into it is not a transition)",
-                node,
-                "copy into a block acquired with reserve()",
+                f"{blk.dfb.name}.wait() takes a block another kernel filled and pushed, but "
+                f"this kernel copies into {blk.describe()}"
+                + (f" at line {line}" if line else "")
+                + " (block state MR, Must be Read: wait() -> copy into it is not a transition); "
+                f"unless another kernel pushes '{blk.dfb.name}', this wait() blocks forever, "
+                "a deadlock",
+                blk.node,
+                f"acquire the block you fill with {blk.dfb.name}.reserve(), and wait() for it "
+                "in the kernel that consumes it",
             )
         row_major.check_copy_layouts(sl.tensor, blk.dfb, node, self.fail)
         if not row_major.copy_shapes_match(sl.tensor, sl.sizes, blk.dfb.shape):
             unit = "elements" if blk.dfb.is_row_major else "tiles"
             self.fail(
-                f"slice shape {bx._fmt(sl.sizes)} differs from the block shape "
-                f"{bx._fmt(blk.dfb.shape)} of '{blk.dfb.name}'",
+                f"slice shape {bx._fmt(sl.sizes)} {unit} differs from the block shape "
+                f"{bx._fmt(blk.dfb.shape)} {unit} of '{blk.dfb.name}'",
                 sl.node,
                 f"slice exactly one block of {bx._fmt(blk.dfb.shape)} {unit}, e.g. "
                 f"t[r:r + {blk.dfb.shape[0]}, ...]",
             )
-        if sl.tensor.dtype != blk.dfb.dtype:
+        pair = {sl.tensor.dtype, blk.dfb.dtype}
+        if len(pair) > 1 and pair != d.CONVERTIBLE_DTYPES:
             self.fail(
                 f"tensor '{sl.tensor.name}' is {sl.tensor.dtype} but '{blk.dfb.name}' holds "
-                f"{blk.dfb.dtype}",
+                f"{blk.dfb.dtype}: a copy converts only between bf16 and f32 "
+                "(the data-movement core converts in software; docs/language.md)",
                 node,
-                "make the DFB like a tensor of the same dtype",
+                f"make the DFB like a {sl.tensor.dtype} tensor, or convert in a compute "
+                "kernel (its unpacker and packer convert any format)",
             )
         offsets = [self.to_ssa(o, sl.node) for o in sl.offsets]
         sop = self.emit(d.SliceOp(self.ref(sl.tensor, node), offsets, sl.sizes))
         a_, b_ = (sop.results[0], blk.value) if is_read else (blk.value, sop.results[0])
         cop = self.emit(d.CopyOp(a_, b_))
-        tx = TransferHandle(cop.results[0], is_read, blk)
+        tx = TransferHandle(cop.results[0], is_read, blk, node=node)
         blk.pending.append(tx)
         if is_read:
             self.note_write(blk, node, "a copy into it")
@@ -340,33 +351,63 @@ class CallsMixin(MixinBase):
         return self._view(node, squeeze=True)
 
     def _view(self, node: ast.Call, squeeze: bool) -> bx.Expr:
-        """``unsqueeze``/``squeeze``: the operand read with a size-1 dim added/dropped."""
+        """``unsqueeze``/``squeeze``: the operand read with size-1 dims added/dropped, at
+        ``dim`` (``ttl.math``) or at each of ``dims`` (spec v0.16's ``ttl.block``)."""
         fname = "squeeze" if squeeze else "unsqueeze"
-        a = self.args(node, ["expr", "dim"], 2)
+        a = self.args(node, ["expr", "dim", "dims"], 1)
         x = self.block_operand(a["expr"], node.args[0] if node.args else node)
-        dim = self.static_int(a["dim"], node, f"the dim of {fname}")
+        if ("dim" in a) == ("dims" in a):
+            self.fail(
+                f"{fname}() takes dim= or dims=, one of them",
+                node,
+                f"write ttl.block.{fname}(x, dims=[0]) or ttl.math.{fname}(x, 0)",
+            )
+        if "dims" in a:
+            given = a["dims"]
+            if not isinstance(given, list | tuple) or not given:
+                self.fail(
+                    f"dims of {fname}() must be a non-empty list of compile-time integers",
+                    node,
+                    f"write ttl.block.{fname}(x, dims=[0])",
+                )
+            dims = [self.static_int(v, node, f"each dim of {fname}") for v in given]
+        else:
+            dims = [self.static_int(a["dim"], node, f"the dim of {fname}")]
         x = self.materialize_operand(x, node, f"{fname}()")
         assert isinstance(x, bx.Leaf)
         shape = x.shape
-        rank = len(shape) if squeeze else len(shape) + 1
-        if not -rank <= dim < rank:
-            self.fail(
-                f"{fname}() dim {dim} is out of range for a {bx._fmt(shape)} block",
-                node,
-                f"the result has {rank} dims: use a dim in {-rank}..{rank - 1}",
-            )
-        dim %= rank
-        if squeeze:
-            if shape[dim] != 1 or len(shape) < 2:
+        # squeeze: dims of the operand; unsqueeze: positions in the result.
+        rank = len(shape) if squeeze else len(shape) + len(dims)
+        for dim in dims:
+            if not -rank <= dim < rank:
                 self.fail(
-                    f"squeeze() of a {bx._fmt(shape)} block: dimension {dim} has size "
-                    f"{shape[dim]}, not 1",
+                    f"{fname}() dim {dim} is out of range for a {bx._fmt(shape)} block",
                     node,
-                    "squeeze only a size-1 dimension, and keep at least 1 dimension",
+                    f"the {'block' if squeeze else 'result'} has {rank} dims: use a dim in "
+                    f"{-rank}..{rank - 1}",
                 )
-            view = shape[:dim] + shape[dim + 1 :]
+        where = sorted({dim % rank for dim in dims})
+        if len(where) != len(dims):
+            self.fail(
+                f"{fname}() names a dimension twice: dims {dims}",
+                node,
+                "name each dimension once",
+            )
+        if squeeze:
+            bad = [dim for dim in where if shape[dim] != 1]
+            if bad or len(shape) - len(where) < 1:
+                self.fail(
+                    f"squeeze() of a {bx._fmt(shape)} block: dimension {(bad or where)[0]} has "
+                    f"size {shape[(bad or where)[0]]}, not 1"
+                    if bad
+                    else f"squeeze() of a {bx._fmt(shape)} block would leave no dimension",
+                    node,
+                    "squeeze only size-1 dimensions, and keep at least 1 dimension",
+                )
+            view = tuple(n for i, n in enumerate(shape) if i not in where)
         else:
-            view = (*shape[:dim], 1, *shape[dim:])
+            rest = iter(shape)
+            view = tuple(1 if i in where else next(rest) for i in range(rank))
         return bx.Leaf(x.node, x.block, view)
 
     def call_fill(self, node: ast.Call) -> bx.Expr:
@@ -459,14 +500,28 @@ class CallsMixin(MixinBase):
 
     def check_not_writing(self, h: BlockHandle, node: ast.AST, what: str) -> None:
         """No access to a block while a copy into it is in flight (spec state NAW)."""
-        if any(tx.is_read for tx in h.pending):
+        into = [tx for tx in h.pending if tx.is_read]
+        if into:
             name = h.name or "blk"
             self.fail(
-                f"{h.describe()} is accessed while a copy into it is in flight (block state "
-                f"NAW, No Access while Writing: {what} before the transfer's wait() is not a "
-                "transition)",
+                f"{h.describe()} is accessed while a copy into it is in flight{into[0].where()} "
+                f"(block state NAW, No Access while Writing: {what} before the transfer's "
+                "wait() is not a transition): a copy lock",
                 node,
                 f"call .wait() on the transfer of ttl.copy(..., {name}) first",
+            )
+
+    def check_not_read_by_copy(self, h: BlockHandle, node: ast.AST, what: str) -> None:
+        """No write to a block while a copy out of it is in flight (spec state ROR)."""
+        out = [tx for tx in h.pending if not tx.is_read]
+        if out:
+            name = h.name or "blk"
+            self.fail(
+                f"{h.describe()} is written while a copy out of it is in flight{out[0].where()} "
+                f"(block state ROR, Read Only while Reading: {what} before the transfer's "
+                "wait() is not a transition): a copy source lock",
+                node,
+                f"call .wait() on the transfer of ttl.copy({name}, ...) first",
             )
 
     def check_one_block_held(self, dfb: dsl.DataflowBuffer, method: str, node: ast.AST) -> None:
@@ -529,6 +584,10 @@ class CallsMixin(MixinBase):
         h.released_line = getattr(node, "lineno", 0)
 
     def store(self, h: BlockHandle, node: ast.Call) -> None:
+        # A copy's lock on the block first: it is what the program gets wrong even where
+        # the store is also in the wrong kernel (upstream's copy-lock examples).
+        self.check_not_writing(h, node, "store")
+        self.check_not_read_by_copy(h, node, "store")
         if not self.is_compute:
             self.fail(
                 "block math (store) is only allowed in compute kernels",

@@ -43,8 +43,8 @@ class ControlFlowMixin(MixinBase):
                 self.fail(
                     f"{h.describe()} is acquired inside {region} but not released in it",
                     h.node,
-                    f"release it with {h.name or 'blk'}.{h.release_name}() in the same "
-                    f"{region}, or use 'with'",
+                    f"release it with {h.name or 'blk'}.{h.release_name}() before it ends, "
+                    "or use 'with'",
                 )
 
     def _carried(self, stmts: list[ast.stmt], exclude: set[str]) -> tuple[list[str], list[str]]:

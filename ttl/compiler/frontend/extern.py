@@ -80,7 +80,11 @@ def float_bits(value: float) -> int:
 
 
 def resolve_header(header: str, search: list[str]) -> str | None:
-    """The first directory of ``search`` containing ``header``, or None."""
+    """The first directory of ``search`` containing ``header``, or None; an absolute
+    ``header`` (``os.path.join(os.path.dirname(__file__), "x.hpp")``, as upstream's
+    examples write it) is found where it is."""
+    if os.path.isabs(header):
+        return os.path.dirname(header) if os.path.isfile(header) else None
     for directory in search:
         if os.path.isfile(os.path.join(directory, header)):
             return directory

@@ -185,11 +185,24 @@ def _located(new: _NodeT, like: ast.AST) -> _NodeT:
     return new
 
 
-def _without_returns(stmts: list[ast.stmt], reporter: Any, fdef: ast.FunctionDef) -> list[ast.stmt]:
-    """``stmts`` with every ``return e`` made an assignment of the call's result."""
+def _without_returns(
+    stmts: list[ast.stmt], reporter: Any, fdef: ast.FunctionDef, kernel: bool = False
+) -> list[ast.stmt]:
+    """``stmts`` with every ``return e`` made an assignment of the call's result, and what
+    follows an ``if`` that returns moved into its branches (``kernel``: a kernel body,
+    whose bare ``return`` ends the kernel early).
+    """
     out: list[ast.stmt] = []
     for i, s in enumerate(stmts):
         if isinstance(s, ast.Return):
+            if kernel:
+                if s.value is not None:
+                    reporter.fail(
+                        f"kernel '{fdef.name}' returns a value; a kernel returns nothing",
+                        s.value,
+                        "write a bare 'return' to end the kernel early",
+                    )
+                return out
             value = s.value if s.value is not None else ast.Constant(None)
             out.append(_located(ast.Assign([ast.Name(_RESULT, ast.Store())], value), s))
             return out
@@ -199,17 +212,33 @@ def _without_returns(stmts: list[ast.stmt], reporter: Any, fdef: ast.FunctionDef
         returns = _own_returns(s)
         if isinstance(s, ast.If) and returns:
             rest = stmts[i + 1 :]
-            body = _without_returns(s.body + rest, reporter, fdef) or [ast.Pass()]
-            orelse = _without_returns(s.orelse + rest, reporter, fdef)
+            body = _without_returns(s.body + rest, reporter, fdef, kernel) or [ast.Pass()]
+            orelse = _without_returns(s.orelse + rest, reporter, fdef, kernel)
             out.append(_located(ast.If(s.test, body, orelse), s))
             return out
         if returns:
+            who = (
+                f"kernel '{fdef.name}' returns from inside a '{type(s).__name__.lower()}' "
+                "statement; a kernel may return only from its body or from if/else branches"
+                if kernel
+                else f"'{fdef.name}' returns from inside a '{type(s).__name__.lower()}' "
+                "statement; a helper called from a kernel is inlined, so it may return only "
+                "from its body or from if/else branches"
+            )
             reporter.fail(
-                f"'{fdef.name}' returns from inside a '{type(s).__name__.lower()}' statement; "
-                "a helper called from a kernel is inlined, so it may return only from its "
-                "body or from if/else branches",
+                who,
                 returns[0],
-                "assign the value to a variable and return it after the statement",
+                "end the loop with a flag variable and test it after the statement"
+                if kernel
+                else "assign the value to a variable and return it after the statement",
             )
         out.append(s)
     return out
+
+
+def kernel_body(stmts: list[ast.stmt], reporter: Any, fdef: ast.FunctionDef) -> list[ast.stmt]:
+    """A kernel's statements with its early ``return``s (``if not active: return``, as
+    upstream's examples end a node that takes no part) turned into if/else branches."""
+    if not any(_own_returns(s) or isinstance(s, ast.Return) for s in stmts):
+        return stmts
+    return _without_returns(stmts, reporter, fdef, kernel=True)

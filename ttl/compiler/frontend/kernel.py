@@ -26,7 +26,7 @@ from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.debug import DebugMixin
 from ttl.compiler.frontend.extern import ExternMixin
-from ttl.compiler.frontend.inline import InlineMixin
+from ttl.compiler.frontend.inline import InlineMixin, kernel_body
 from ttl.compiler.frontend.pipes import PipesMixin
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.sync import SYNC_VALUES, SyncMixin
@@ -226,9 +226,19 @@ class KernelCompiler(
         body = fn.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
-        self.visit_body(body)
+        self.visit_body(kernel_body(body, self, fn))
         self.stmt = fn
         self.release_accumulators()
+        for h in self.handles:
+            if (
+                h.released_line is None
+                and h.acquire == "wait"
+                and h.value.owner.parent_block() is self.entry
+            ):
+                # A block waited at the kernel's top level and never popped (the spec's
+                # operation_function.py copies out `out_dfb.wait()` inline): its data is
+                # consumed, so it is popped when the kernel ends, as if by a with.
+                self.release(h, fn, implicit=True)
         for h in self.handles:
             if h.released_line is None:
                 self.fail(
@@ -394,13 +404,13 @@ class KernelCompiler(
         if isinstance(base, dsl.DataflowBuffer):
             if attr in ("reserve", "wait"):
                 return BoundMethod(base, attr)
-            if attr == "shape":
-                return base.shape
+            if attr in ("shape", "dtype"):  # compile-time: the block shape, "bf16"/"f32"/"bfp8"
+                return getattr(base, attr)
         elif isinstance(base, BlockHandle):
             if attr in ("push", "pop", "store"):
                 return BoundMethod(base, attr)
-            if attr == "shape":
-                return base.dfb.shape
+            if attr in ("shape", "dtype"):
+                return getattr(base.dfb, attr)
         elif isinstance(base, TransferHandle):
             if attr == "wait":
                 return BoundMethod(base, attr)
@@ -558,11 +568,15 @@ class KernelCompiler(
                     self.fail("division by zero", node, None)
                 except TypeError:
                     pass
+            sequence = _static_sequence_op(op, left, right)
+            if sequence is not None:
+                return sequence
             self.fail(
                 f"operator '{type(op).__name__}' is not supported on "
                 f"{self.describe(left)} and {self.describe(right)}",
                 node,
-                None,
+                "kernels compute with integers and blocks; tuples and lists concatenate (+) "
+                "and repeat (* n) at compile time",
             )
         return self.int_binop(op, left, right, node)
 
@@ -737,6 +751,18 @@ class KernelCompiler(
 
 def _pos(node: ast.AST) -> dict[str, int]:
     return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
+
+
+def _static_sequence_op(op: ast.operator, left: Any, right: Any) -> tuple | list | None:
+    """``left op right`` for compile-time tuples and lists, as Python computes it:
+    concatenation of two of one type, repetition by a compile-time integer; else None."""
+    if isinstance(op, ast.Add) and type(left) is type(right) and isinstance(left, tuple | list):
+        return left + right
+    if isinstance(op, ast.Mult):
+        for seq, n in ((left, right), (right, left)):
+            if isinstance(seq, tuple | list) and isinstance(n, int) and not isinstance(n, bool):
+                return seq * n
+    return None
 
 
 def _static_binop(op: ast.operator, a: Any, b: Any) -> Any:

@@ -14,6 +14,23 @@ from ttl.compiler.model import OperationModel
 from ttl.targets import tile_bytes
 
 
+def referenced_dfbs(kernels: list[d.KernelOp]) -> set[str]:
+    """The DFBs ``kernels`` name: by ``ttl.get_dfb``, or in an external call's template
+    arguments."""
+    names: set[str] = set()
+    for kernel in kernels:
+        for op in kernel.walk():
+            if isinstance(op, d.GetDFBOp):
+                names.add(op.ref.root_reference.data)
+            elif isinstance(op, d.CallExternOp):
+                names.update(
+                    a.dfb_name
+                    for a in op.template_args.data
+                    if isinstance(a, d.DFBDescriptorAttr | d.DFBIdAttr)
+                )
+    return names
+
+
 def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> ModuleOp:
     """Tensors, DFBs, semaphores and one ``ttl.kernel`` per kernel function, in order."""
     symbols = ModuleSymbols(model, include_dirs)
@@ -23,7 +40,10 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
     check_pipe_uses(symbols)
     for t in model.tensors:
         body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))
+    used = referenced_dfbs(kernels)
     for f in model.dfbs:
+        if f.name not in used:  # declared but never touched: it takes no L1 and no index
+            continue
         body.add_op(
             d.DFBOp(
                 f.name,

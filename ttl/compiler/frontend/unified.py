@@ -137,6 +137,23 @@ def work_statements(def_node: ast.FunctionDef, resolver: _Resolver) -> list[int]
     return sorted(work)
 
 
+def is_host_only(op: Operation, def_node: ast.FunctionDef) -> bool:
+    """A body without thread functions whose only work is ``ttl.node()`` (and Python on
+    its result, such as asserts): nothing runs on a kernel (the spec's grid examples).
+    It is evaluated on the host, once per node, and dispatches nothing."""
+    if _has_thread_functions(def_node):
+        return False
+    resolver = _Resolver(op.fn)
+    for i in work_statements(def_node, resolver):
+        for call in _calls(def_node.body[i]):
+            if (
+                _is_work_call(call, resolver)
+                and intrinsic_name(resolver.static(call.func)) != "node"
+            ):
+                return False
+    return True
+
+
 def is_unified(op: Operation, def_node: ast.FunctionDef) -> bool:
     """A body without thread functions that does work directly."""
     if _has_thread_functions(def_node):

@@ -92,6 +92,12 @@ class TransferHandle:
     is_read: bool
     block: BlockHandle
     waited: bool = False
+    node: ast.AST | None = None  # the ttl.copy call, for diagnostics about its block
+
+    def where(self) -> str:
+        """`` (the ttl.copy at line N)``, or nothing if its line is unknown."""
+        line = getattr(self.node, "lineno", None)
+        return f" (the ttl.copy at line {line})" if line else ""
 
 
 @dataclass

@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
     "ttl-materialize-scalers,ttl-prepare-read-back,ttl-stage-tensor-prints,"
+    "ttl-stage-converting-copies,"
     "ttl-check-conditions,ttl-assign-slots,"
     "ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce,"
     "ttl-prove-slice-bounds"
@@ -35,6 +36,12 @@ def _print_staging() -> type[ModulePass]:
     from ttl.compiler.passes.print_staging import StageTensorPrintsPass
 
     return StageTensorPrintsPass
+
+
+def _convert_copies() -> type[ModulePass]:
+    from ttl.compiler.passes.convert_copies import StageConvertingCopiesPass
+
+    return StageConvertingCopiesPass
 
 
 def _conditions() -> type[ModulePass]:
@@ -100,6 +107,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ttl-materialize-scalers": _scalers,
         "ttl-prepare-read-back": _read_back,
         "ttl-stage-tensor-prints": _print_staging,
+        "ttl-stage-converting-copies": _convert_copies,
         "ttl-check-conditions": _conditions,
         "ttl-assign-slots": _assign,
         "ttl-check-dfb-protocol": _protocol,

@@ -65,6 +65,7 @@ from ttl.host.ttnn.memory import (
     ShardStrategy,
     create_sharded_memory_config,
     num_cores_to_corerangeset,
+    split_work_to_cores,
 )
 from ttl.host.ttnn.ops import (
     abs,
@@ -88,7 +89,7 @@ from ttl.host.ttnn.ops import (
     tanh,
 )
 from ttl.host.ttnn.sharded import get_memory_config, is_sharded, to_memory_config
-from ttl.host.ttnn.tensor import Shape, Tensor, to_torch
+from ttl.host.ttnn.tensor import Shape, Tensor, Tile, to_torch
 from ttl.host.ttnn.types import (
     ROW_MAJOR_LAYOUT,
     TILE_LAYOUT,
@@ -131,6 +132,7 @@ __all__ = [
     "ShardingStrategy",
     "Tensor",
     "TensorMemoryLayout",
+    "Tile",
     "abs",
     "add",
     "all_reduce",
@@ -170,6 +172,7 @@ __all__ = [
     "reshape",
     "set_fabric_config",
     "sigmoid",
+    "split_work_to_cores",
     "sqrt",
     "sub",
     "subtract",

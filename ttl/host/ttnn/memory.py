@@ -516,6 +516,57 @@ def num_cores_to_corerangeset(
     return CoreRangeSet(ranges)
 
 
+def split_work_to_cores(
+    grid: Any, units_to_divide: int, row_wise: bool = False
+) -> tuple[int, CoreRangeSet, CoreRangeSet, CoreRangeSet, int, int]:
+    """ttnn.split_work_to_cores: ``units_to_divide`` units of work over the nodes of
+    ``grid`` (a CoreCoord or [x, y] grid size, or a CoreRangeSet), as TT-Metal splits it.
+
+    Returns ``(num_cores, all_cores, core_group_1, core_group_2, units_per_core_group_1,
+    units_per_core_group_2)``: one unit or more per node on at most every node, the
+    first ``units % num_cores`` nodes (group 1) taking one unit more than the others
+    (group 2, empty when the units divide evenly), nodes taken row by row
+    (``row_wise``) or column by column.
+    """
+    if not isinstance(units_to_divide, int) or units_to_divide < 1:
+        raise ttnn_error(
+            f"ttnn.split_work_to_cores: {units_to_divide!r} units of work cannot be split",
+            "give a positive number of units (tiles, rows, ...)",
+        )
+    order = ShardOrientation.ROW_MAJOR if row_wise else ShardOrientation.COL_MAJOR
+    if isinstance(grid, CoreRangeSet):
+        cores = [c for r in grid.ranges() for c in _cores(r, order)]
+    else:
+        gx, gy = (grid.x, grid.y) if isinstance(grid, CoreCoord) else (int(v) for v in grid)
+        cores = _cores(CoreRange(CoreCoord(0, 0), CoreCoord(gx - 1, gy - 1)), order)
+    num_cores = min(units_to_divide, len(cores))
+    per, more = divmod(units_to_divide, num_cores)
+
+    def nodes(first: int, last: int) -> CoreRangeSet:
+        if not isinstance(grid, CoreRangeSet) and first == 0:
+            return _first(grid, last, row_wise)  # whole rows or columns, as TT-Metal groups
+        return CoreRangeSet([CoreRange(CoreCoord(*c), CoreCoord(*c)) for c in cores[first:last]])
+
+    all_cores = nodes(0, num_cores)
+    if not more:
+        return num_cores, all_cores, all_cores, _no_cores(), per, 0
+    return num_cores, all_cores, nodes(0, more), nodes(more, num_cores), per + 1, per
+
+
+def _no_cores() -> CoreRangeSet:
+    """The empty CoreRangeSet TT-Metal returns for a group with no node (a program may
+    only build non-empty ones)."""
+    empty = object.__new__(CoreRangeSet)
+    empty._ranges = []
+    return empty
+
+
+def _first(grid: Any, count: int, row_wise: bool) -> CoreRangeSet:
+    """The first ``count`` nodes of a grid size, as TT-Metal's num_cores_to_corerangeset."""
+    size = [grid.x, grid.y] if isinstance(grid, CoreCoord) else list(grid)
+    return num_cores_to_corerangeset(count, size, row_wise)
+
+
 def _target_grid(device: Any) -> tuple[int, int]:
     if device is not None:
         return get_target(device.target).full_grid

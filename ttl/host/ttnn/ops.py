@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ttl.host.ttnn.errors import ttnn_error
-from ttl.host.ttnn.tensor import Tensor, common_device
+from ttl.host.ttnn.tensor import Tensor, common_device, register_operations
 from ttl.host.ttnn.types import TILE_LAYOUT
 
 
@@ -134,3 +134,8 @@ def all_reduce(tensor: Tensor, *_args: Any, **_options: Any) -> Tensor:
     for s in shards:
         total += s.astype(np.float32)
     return tensor.with_shards([total] * len(shards))
+
+
+register_operations(
+    add=add, subtract=subtract, multiply=multiply, divide=divide, matmul=matmul, neg=neg
+)

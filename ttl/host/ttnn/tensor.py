@@ -26,6 +26,29 @@ from ttl.runtime.tensors import Bfp8Tensor
 from ttl.runtime.tiles import BFP8, round_to_format
 from ttl.specs import RowMajor
 
+_OPERATIONS: dict[str, Callable[..., Tensor]] = {}
+"""The ttnn operations behind Tensor's operators, registered by ``ops`` (which imports
+this module) when it loads: :func:`register_operations`."""
+
+
+def register_operations(**operations: Callable[..., Tensor]) -> None:
+    """Names the ttnn operations ``a + b``, ``a * b``, ... call (``add=ops.add``, ...)."""
+    _OPERATIONS.update(operations)
+
+
+def _operation(name: str) -> Callable[..., Tensor]:
+    return _OPERATIONS[name]
+
+
+class Tile:
+    """ttnn.Tile: the shape of the tiles a TILE_LAYOUT tensor is stored in."""
+
+    def __init__(self, tile_shape: Sequence[int] = (TILE, TILE)):
+        self.tile_shape = [int(d) for d in tile_shape]
+
+    def __repr__(self) -> str:
+        return f"Tile(tile_shape={self.tile_shape})"
+
 
 class Shape(tuple):
     """ttnn.Shape: a tensor shape (a tuple of ints with ttnn's ``rank``)."""
@@ -42,10 +65,11 @@ class Shape(tuple):
 
 
 def padded(shape: Sequence[int], layout: Layout) -> tuple[int, ...]:
-    """The stored shape: the two innermost dimensions rounded up to whole tiles."""
+    """The stored shape: the two innermost dimensions rounded up to whole tiles (a
+    scalar or a vector first gains leading dimensions of 1, as ttnn tiles them)."""
     if layout is not TILE_LAYOUT:
         return tuple(shape)
-    dims = list(shape)
+    dims = [1] * max(0, 2 - len(shape)) + list(shape)
     for i in range(max(0, len(dims) - 2), len(dims)):
         dims[i] = -(-dims[i] // TILE) * TILE
     return tuple(dims)
@@ -60,11 +84,8 @@ def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> n
         check_block_float(dtype, layout, "Tensor")
         return round_to_format(_pad(logical, DataType.FLOAT32, layout, fill), BFP8)
     data = np.asarray(logical).astype(dtype.numpy)
-    if layout is TILE_LAYOUT and data.ndim < 2:
-        raise ttnn_error(
-            f"a TILE_LAYOUT tensor needs at least 2 dimensions, got shape {tuple(data.shape)}",
-            "make it 2-D (e.g. torch_tensor.reshape(1, -1)), or use ttnn.ROW_MAJOR_LAYOUT",
-        )
+    if layout is TILE_LAYOUT and data.ndim < 2:  # a vector is row 0 of its tiles, as in ttnn
+        data = data.reshape((1,) * (2 - data.ndim) + data.shape)
     target = padded(data.shape, layout)
     if target == data.shape:
         return np.ascontiguousarray(data)
@@ -116,6 +137,11 @@ class Tensor:
         """The stored shape: the two innermost dimensions padded to whole tiles."""
         return Shape(self._shards[0].shape)
 
+    @property
+    def tile(self) -> Tile:
+        """The tile the tensor is stored in (``tile.tile_shape``: ``[32, 32]``)."""
+        return Tile((TILE, TILE))
+
     def logical_shape(self) -> Shape:
         return self._shape
 
@@ -137,8 +163,9 @@ class Tensor:
 
     def shards(self) -> list[np.ndarray]:
         """The logical (unpadded) array of each device, in the tensor's dtype."""
-        crop = tuple(slice(0, n) for n in self._shape)
-        return [s[crop] for s in self._shards]
+        stored = (1,) * (self._shards[0].ndim - len(self._shape)) + tuple(self._shape)
+        crop = tuple(slice(0, n) for n in stored)
+        return [s[crop].reshape(self._shape) for s in self._shards]
 
     def with_shards(self, shards: Sequence[np.ndarray], **changes: Any) -> Tensor:
         """A tensor like this one (same device and memory config) holding ``shards``."""
@@ -159,6 +186,37 @@ class Tensor:
 
     def to_torch(self, **options: Any) -> Any:
         return to_torch(self, **options)
+
+    # ttnn's operators on tensors: the ttnn operation of each (a * b is ttnn.multiply).
+    def __add__(self, other: Any) -> Tensor:
+        return _operation("add")(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _operation("add")(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _operation("subtract")(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _operation("subtract")(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _operation("multiply")(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _operation("multiply")(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _operation("divide")(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _operation("divide")(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _operation("matmul")(self, other)
+
+    def __neg__(self) -> Tensor:
+        return _operation("neg")(self)
 
     def __ttl_shards__(self) -> int:
         """How many devices the tensor is spread over (the JIT runs once per device)."""

@@ -283,7 +283,8 @@ ttl_operation_rule = rule(
         ),
         "tensor_args": attr.string_list(
             doc = "Tensor specs in signature order, `name=dtype[dims]` or `dtype[dims]` " +
-                  "(e.g. `a=bf16[64,64]`).",
+                  "(e.g. `a=bf16[64,64]`); a compile-time parameter is `name=const:` and " +
+                  "a Python literal (e.g. `scale=const:(2, 2)`).",
         ),
         "deps": attr.label_list(
             providers = [[PyInfo], [CcInfo]],

@@ -21,16 +21,23 @@ def _is_positive_int(text):
     return bool(text) and not [c for c in text.elems() if c not in _DIGITS] and int(text) > 0
 
 def spec_error(spec):
-    """Checks a tensor spec string.
+    """Checks a parameter spec string.
 
     Args:
-      spec: the spec, e.g. `bf16[64,64]`, optionally with a layout:
-        `bf16[64,64]:tile` (the default) or `bf16[2,128,32]:row_major`.
+      spec: a tensor spec, e.g. `bf16[64,64]`, optionally with a layout:
+        `bf16[64,64]:tile` (the default) or `bf16[2,128,32]:row_major`; or a
+        compile-time constant, `const:` and a Python literal (`const:(2, 2)`), whose
+        literal ttlc checks.
 
     Returns:
-      None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`), else why not.
+      None if `spec` looks like `dtype[d0,d1,...]` (optionally `:layout`) or
+      `const:<literal>`, else why not.
     """
     text = spec.replace(" ", "")
+    if text.startswith("const:"):
+        if text == "const:":
+            return "`const:` needs a Python literal after it, e.g. `const:(2, 2)`"
+        return None
     layout = "tile"
     layout_sep = text.rfind(":")
     if layout_sep > text.rfind("]"):

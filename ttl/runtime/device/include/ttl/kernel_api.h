@@ -301,6 +301,14 @@ template <BroadcastType bcast_type> void unary_bcast(uint32_t icb, uint32_t in_t
 void pack_tile(uint32_t dst_index, uint32_t cb_out, uint32_t out_tile = 0);
 void pack_reconfig_l1_acc(uint32_t enable);
 
+// Point the unpacker's srcA/srcB or the packer at CBs of another data format
+// (api/compute/reconfig_data_format.h): a kernel whose CBs differ in format calls
+// them before each op that unpacks or packs them.
+template <SrcOrder src_order = SrcOrder::Regular>
+void reconfig_data_format(uint32_t icb0_new_operand, uint32_t icb1_new_operand);
+void reconfig_data_format_srca(uint32_t srca_new_operand);
+void pack_reconfig_data_format(uint32_t new_cb_id);
+
 // Reductions (TT-Metal's compute_kernel_api/reduce.h). reduce_tile reduces tile
 // `itile` of cb `icb`, each element multiplied by the scaler tile's value at
 // the first row of its face (fill the scaler tile with one value s to scale

@@ -783,6 +783,13 @@ TTL_INLINE void pack_reconfig_l1_acc(uint32_t enable) {
   ttl_detail::pack_l1_acc = enable ? 1 : 0;
 }
 
+// As compute_kernel_hw_startup: the coprocessor model reads and writes each CB in
+// its own format, so there is no unpacker or packer format to point elsewhere.
+template <SrcOrder src_order>
+TTL_INLINE void reconfig_data_format(uint32_t, uint32_t) {}
+TTL_NOTHING(reconfig_data_format_srca, (uint32_t))
+TTL_NOTHING(pack_reconfig_data_format, (uint32_t))
+
 // Reductions, transpose, where, mask. The *_init calls configure hardware
 // state the coprocessor model does not have.
 template <PoolType reduce_type, ReduceDim reduce_dim>

@@ -276,8 +276,8 @@ def test_copy_into_waited_block_is_mr(compile_error):
     src = _src().replace(
         """        with y_dfb.wait() as y_blk:
             ttl.copy(y_blk, y[0, 0]).wait()""",
-        """        with y_dfb.wait() as y_blk:
-            ttl.copy(y[0, 0], y_blk).wait()  # ERROR""",
+        """        with y_dfb.wait() as y_blk:  # ERROR (reported at the wait())
+            ttl.copy(y[0, 0], y_blk).wait()""",
     )
     err = compile_error(src, "op", SPECS)
     assert "block state MR" in err.render()

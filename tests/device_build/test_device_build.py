@@ -93,6 +93,19 @@ def test_a_hanging_compiler_is_stopped_at_its_time_limit(local, tmp_path, monkey
         build_elf(dataclasses.replace(local, cxx=str(hang)), build, str(tmp_path))
 
 
+def test_a_compiler_out_of_memory_is_stopped_at_its_limit(local, tmp_path, monkeypatch):
+    # Issue 31: an extern header that includes /dev/zero grew g++ to 4 GB.
+    monkeypatch.setenv(flags.CXX_MEMORY_ENV, "256")
+    (tmp_path / "k.cc").write_text('#include "/dev/zero"\n' + KERNEL)
+    build = KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),))
+    with pytest.raises(DeviceBuildError) as info:
+        build_elf(local, build, str(tmp_path / "out"))
+    assert str(info.value).startswith(
+        f"{local.cxx} ran out of its 256 MiB of memory (compiling k.cc): does a header "
+        "include a device such as /dev/zero? $TTL_DEVICE_CXX_MAX_MB sets the limit"
+    )
+
+
 def test_confined_includes_refuse_a_header_reached_by_an_absolute_path(local, tmp_path):
     """As a Bazel action, a header outside the declared (relative) inputs fails the build."""
     (tmp_path / "outside.hpp").write_text("#pragma once\ninline int outside() { return 1; }\n")

@@ -71,6 +71,20 @@ def cxx_timeout() -> float:
         return DEFAULT_CXX_TIMEOUT
 
 
+#: ``$TTL_DEVICE_CXX_MAX_MB``: the address space each device compiler process may use, in
+#: MiB (a header that includes ``/dev/zero`` would otherwise grow it without bound).
+CXX_MEMORY_ENV = "TTL_DEVICE_CXX_MAX_MB"
+DEFAULT_CXX_MEMORY_MB = 2048
+
+
+def cxx_memory_mb() -> int:
+    """The device compiler's memory limit in MiB."""
+    try:
+        return max(64, int(os.environ.get(CXX_MEMORY_ENV) or DEFAULT_CXX_MEMORY_MB))
+    except ValueError:
+        return DEFAULT_CXX_MEMORY_MB
+
+
 def default_cxx() -> str:
     """The compiler the JIT uses: ``$TTL_DEVICE_CXX`` or Debian's RISC-V GCC."""
     return os.environ.get(CXX_ENV) or DEFAULT_CXX

@@ -156,7 +156,7 @@ def build_elf(
                 deps = command[command.index("-o") + 1] + ".d"
                 command = [*command, "-MMD", "-MF", deps]
             _run_compiler(toolchain.cxx, command, source, timeout, cwd)
-            if deps is not None and source is not None:
+            if deps is not None and source is not None and os.path.exists(deps):
                 if toolchain.confine_includes:
                     check_inclusions(deps, source, toolchain.include_dirs)
                 headers |= external_headers(deps, toolchain.include_dirs, cwd)
@@ -189,7 +189,12 @@ def _run_compiler(
     cxx: str, command: list[str], source: str | None, timeout: float, cwd: str
 ) -> None:
     """Runs one compile (of ``source``) or link command; DeviceBuildError with the
-    compiler's output if it fails, or if it runs past ``timeout`` seconds."""
+    compiler's output if it fails, runs past ``timeout`` seconds or out of its memory
+    (``flags.cxx_memory_mb``, through util-linux's prlimit where there is one)."""
+    limit_mb = flags.cxx_memory_mb()
+    prlimit = shutil.which("prlimit")
+    if prlimit is not None:
+        command = [prlimit, f"--as={limit_mb << 20}", "--", *command]
     try:  # no stdin: a header that includes /dev/stdin reads nothing
         proc = subprocess.run(
             command,
@@ -206,7 +211,17 @@ def _run_compiler(
             f"pipe or a device? ${flags.CXX_TIMEOUT_ENV} sets the limit"
         ) from None
     if proc.returncode != 0:
-        raise DeviceBuildError((proc.stdout + proc.stderr).replace(cwd + os.sep, ""))
+        output = (proc.stdout + proc.stderr).replace(cwd + os.sep, "")
+        if prlimit is not None and _OUT_OF_MEMORY.search(output):
+            step = f"compiling {os.path.basename(source)}" if source is not None else "linking"
+            raise DeviceBuildError(
+                f"{cxx} ran out of its {limit_mb} MiB of memory ({step}): does a header include "
+                f"a device such as /dev/zero? ${flags.CXX_MEMORY_ENV} sets the limit\n{output}"
+            )
+        raise DeviceBuildError(output)
+
+
+_OUT_OF_MEMORY = re.compile(r"out of memory|virtual memory exhausted|cannot allocate memory", re.I)
 
 
 def check_inclusions(deps_file: str, source: str, toolchain_dirs: Sequence[str] = ()) -> None:

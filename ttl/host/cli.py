@@ -167,7 +167,7 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     except OptionsError as e:
         _usage_error(str(e))
     from ttl.host import jit, startup, ttnn
-    from ttl.runtime.errors import DeviceError
+    from ttl.runtime.errors import DeviceError, InterruptedRunError
     from ttl.runtime.trace import check_writable
 
     try:  # unwritable output paths fail before anything runs
@@ -197,6 +197,9 @@ def main(argv: list[str], flag_values: flags.FlagValues) -> int:
     except TTLCompileError as e:
         print(e.render(), file=sys.stderr)
         status = 1
+    except InterruptedRunError as e:  # Ctrl-C while kernels ran: where they were
+        print(f"ttl run: {program}: {e}", file=sys.stderr)
+        return 130
     except DeviceError as e:
         print(f"ttl run: {program}: {type(e).__name__}: {e}", file=sys.stderr)
         status = 1

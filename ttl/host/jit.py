@@ -242,6 +242,7 @@ def _run_on_device(
     ]
     target = _target_name(target, loc)
     grid_request = grid if grid is not None else SETTINGS.grid
+    override = grid_request is not None  # else the decorator's grid= (no "override" to name)
     if grid_request is None:
         grid_request = op.grid
     include_dirs = tuple(include_dirs)
@@ -258,7 +259,9 @@ def _run_on_device(
     key = cache.cache_key(
         op.identity, [str(s) for s in bound.values()], target, grid_request, include_dirs, build
     )
-    found = _bundle(op, key, bound, target, grid_request, include_dirs, overrides)
+    found = _bundle(
+        op, key, bound, target, grid_request if override else None, include_dirs, overrides
+    )
     if found is None:  # no kernel work: its body ran on the host, per node; nothing runs
         return tuple(a for a in arrays)
     bundle, source, compile_seconds = found

@@ -75,8 +75,18 @@ class Device:
         if len(grid) != 2 or not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
             raise LaunchError(f"grid {grid} does not fit {target}'s {full[0]}x{full[1]} nodes")
         self.grid = grid
-        if (quantum is not None and quantum < 1) or instruction_budget < 1:
-            raise LaunchError("quantum and instruction_budget must be positive")
+        for name, value, optional in (
+            ("quantum", quantum, True),
+            ("instruction_budget", instruction_budget, False),
+            ("livelock_budget", livelock_budget, True),
+        ):
+            if value is None and optional:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise LaunchError(
+                    f"{name} must be a positive integer{' or None' if optional else ''}, got "
+                    f"{value!r}"
+                )
         self.instruction_budget = instruction_budget
         self.livelock_budget = livelock_budget
         self.quantum = quantum

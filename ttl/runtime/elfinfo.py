@@ -297,6 +297,11 @@ class ElfImage:
                 break
         return line
 
+    def in_api(self, pc: int) -> bool:
+        """Whether ``pc`` is in the device kernel API's own code (not the kernel's)."""
+        line = self.source_location(pc)
+        return line is not None and _is_api_file(line[0])
+
     def describe_location(self, pc: int) -> str:
         """A human-readable program point for ``pc``: the TT-Lang source line the
         generated C++ came from when the bundle has the kernel source, and the C++

@@ -75,6 +75,15 @@ class LivelockError(DeviceError):
         self.sites = sites
 
 
+class InterruptedRunError(DeviceError):
+    """The run was interrupted (Ctrl-C); ``sites`` holds one line per unfinished kernel:
+    where it ran or what it waited on, as a deadlock report names them."""
+
+    def __init__(self, message: str, sites: list[str]):
+        super().__init__(message)
+        self.sites = sites
+
+
 class DeadlockError(DeviceError):
     """Every unfinished kernel is blocked and no state can change.
 

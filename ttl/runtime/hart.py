@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 from unicorn import Uc, UcError
-from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_X0
+from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_RA, UC_RISCV_REG_X0
 from unicorn.unicorn_const import UC_ERR_INSN_INVALID
 
 from ttl.runtime import memmap
@@ -478,6 +478,16 @@ class Hart:
         uc.emu_stop()
 
     # ---------------------------------------------------------------- errors
+    def where_running(self) -> str:
+        """Where a running (preempted or interrupted) hart is: its program point, and in
+        the kernel API's code also the kernel line that called it (the return address)."""
+        here = self.image.describe_location(self.pc)
+        if self.image.in_api(self.pc):
+            ra = self.uc.reg_read(UC_RISCV_REG_RA)
+            if ra and not self.image.in_api(ra - 4):
+                here += ", called from " + self.image.describe_location(ra - 4)
+        return here
+
     def context(self, pc: int) -> KernelContext:
         return KernelContext(
             self.kernel, self.node.coord, self.slot, pc, self.image.describe_location(pc)

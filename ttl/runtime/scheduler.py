@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttl.runtime.errors import DeadlockError, LivelockError
+from ttl.runtime.errors import DeadlockError, InterruptedRunError, LivelockError
 from ttl.runtime.hart import Hart, HartState
 from ttl.runtime.signposts import SignpostStats, Zone
 from ttl.runtime.timeline import DfbCount, NocTransfer
@@ -174,6 +174,13 @@ def run_harts(harts: list[Hart], quantum: int | None, livelock_budget: int | Non
     (no block, finish, DFB or semaphore word, NOC transfer or tile command),
     they are spinning on something that will not change: raise LivelockError.
     """
+    try:
+        return _run_rounds(harts, quantum, livelock_budget)
+    except KeyboardInterrupt:  # Ctrl-C: where every kernel was, as a deadlock report says
+        raise _interrupted(harts) from None
+
+
+def _run_rounds(harts: list[Hart], quantum: int | None, livelock_budget: int | None) -> int:
     rounds = 0
     blocked, done = HartState.BLOCKED, HartState.DONE
     live = [h for h in harts if h.state is not done]
@@ -253,7 +260,8 @@ class _ProgressWatch:
             raise _livelock(self.harts, self.idle)
 
 
-def _livelock(harts: list[Hart], idle: int) -> LivelockError:
+def _sites(harts: list[Hart]) -> list[str]:
+    """One line per unfinished hart: where it runs or what it waits on."""
     sites = []
     for h in harts:
         if h.state is HartState.DONE:
@@ -262,9 +270,20 @@ def _livelock(harts: list[Hart], idle: int) -> LivelockError:
         where = (
             "blocked in " + h.describe_wait()
             if h.state is HartState.BLOCKED
-            else "running at " + h.image.describe_location(h.pc)
+            else "running at " + h.where_running()
         )
         sites.append(f"  node ({x},{y}) {h.slot} kernel '{h.kernel}': {where}{h.debug_context()}")
+    return sites
+
+
+def _interrupted(harts: list[Hart]) -> InterruptedRunError:
+    sites = _sites(harts)
+    report = "interrupted (Ctrl-C): where the unfinished kernels were\n" + "\n".join(sites)
+    return InterruptedRunError(report, sites)
+
+
+def _livelock(harts: list[Hart], idle: int) -> LivelockError:
+    sites = _sites(harts)
     report = (
         f"livelock: the kernels executed {idle} instructions without any progress (no "
         "DFB page, semaphore, NOC transfer or tile operation changed)\n"

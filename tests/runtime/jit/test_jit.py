@@ -650,3 +650,35 @@ def test_kernels_that_move_data_forever_are_reported_at_their_own_line(
         module.forever(np.ones((32, 32), BF16), np.zeros((32, 32), BF16), device=device)
     assert f"at forever.py:{line + 1} (kernels/" in str(info.value)
     assert "kernel_api_impl.h" not in str(info.value)
+
+
+def test_ctrl_c_during_a_run_reports_where_each_kernel_was(needs_device_cxx, fresh_jit, tmp_path):
+    # Issue 31: an interrupted run ends with the deadlock report's kind of lines.
+    import _thread
+    import threading
+
+    from ttl.runtime import Device
+    from ttl.runtime.errors import InterruptedRunError, RunawayKernelError
+
+    path = tmp_path / "forever.py"
+    path.write_text(FOREVER)
+    spec = importlib.util.spec_from_file_location("jit_forever_interrupted", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = (np.ones((32, 32), BF16), np.zeros((32, 32), BF16))
+    # Compiled first (a short budget ends that run), so the interrupt lands while kernels run.
+    with pytest.raises(RunawayKernelError):
+        module.forever(*args, device=Device("wormhole_b0", (1, 1), instruction_budget=1000))
+    device = Device("wormhole_b0", (1, 1), instruction_budget=10**12, livelock_budget=None)
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(InterruptedRunError) as info:
+            module.forever(*args, device=device)
+    finally:
+        timer.cancel()
+    text = str(info.value)
+    assert text.startswith("interrupted (Ctrl-C): where the unfinished kernels were\n")
+    assert "node (0,0) dm0 kernel 'producer': " in text
+    assert "node (0,0) compute kernel 'consumer': " in text
+    assert len(info.value.sites) == 2  # idle finished

@@ -298,3 +298,13 @@ def test_split_work_to_cores_splits_as_tt_metal_does():
     assert all_cores.ranges()[1] == ttnn.CoreRange(ttnn.CoreCoord(0, 1), ttnn.CoreCoord(1, 1))
     with pytest.raises(TtnnError):
         ttnn.split_work_to_cores(ttnn.CoreCoord(2, 2), 0)
+
+
+def test_upsample_repeats_each_pixel():
+    # Upstream's tt_upsample.py checks its operation against ttnn.upsample.
+    x = torch.arange(2 * 3 * 4 * 2, dtype=torch.float32).reshape(2, 3, 4, 2)
+    t = ttnn.from_torch(x, layout=ttnn.ROW_MAJOR_LAYOUT)
+    want = x.repeat_interleave(2, dim=1).repeat_interleave(3, dim=2)
+    assert torch.equal(ttnn.to_torch(ttnn.upsample(t, (2, 3))), want)
+    with pytest.raises(TtnnError):
+        ttnn.upsample(t, 2, mode="bilinear")

@@ -87,6 +87,7 @@ from ttl.host.ttnn.ops import (
     sub,
     subtract,
     tanh,
+    upsample,
 )
 from ttl.host.ttnn.sharded import get_memory_config, is_sharded, to_memory_config
 from ttl.host.ttnn.tensor import Shape, Tensor, Tile, to_torch
@@ -182,6 +183,7 @@ __all__ = [
     "to_memory_config",
     "to_torch",
     "typecast",
+    "upsample",
     "zeros",
     "zeros_like",
 ]

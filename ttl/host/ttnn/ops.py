@@ -122,6 +122,30 @@ def matmul(a: Tensor, b: Tensor, **_options: Any) -> Tensor:
 sub, mul, div = subtract, multiply, divide
 
 
+def upsample(a: Tensor, scale_factor: Any, mode: str = "nearest", **_options: Any) -> Tensor:
+    """ttnn.upsample: an ``[N, H, W, C]`` tensor with each pixel repeated ``scale_factor``
+    times down and across (an int, or ``(scale_h, scale_w)``); nearest mode only."""
+    if mode != "nearest":
+        raise ttnn_error(
+            f"ttnn.upsample: mode {mode!r} is not in the emulator's ttnn subset",
+            'use mode="nearest"',
+        )
+    factors = (scale_factor, scale_factor) if isinstance(scale_factor, int) else scale_factor
+    if (
+        not isinstance(a, Tensor)
+        or len(a.shape) != 4
+        or len(factors) != 2
+        or not all(isinstance(f, int) and f >= 1 for f in factors)
+    ):
+        raise ttnn_error(
+            f"ttnn.upsample takes an [N, H, W, C] tensor and positive integer scale factors, "
+            f"got {getattr(a, 'shape', a)!r} and {scale_factor!r}",
+            "write ttnn.upsample(t, 2) or ttnn.upsample(t, (2, 3))",
+        )
+    sh, sw = factors
+    return _apply("upsample", lambda x: x.repeat(sh, axis=1).repeat(sw, axis=2), a)
+
+
 def all_reduce(tensor: Tensor, *_args: Any, **_options: Any) -> Tensor:
     """The element-wise sum over the mesh's devices, on every device."""
     if not isinstance(tensor, Tensor):

@@ -27,6 +27,8 @@ def _is_index(v: Any) -> bool:
 def _coord(value: Any, grid: tuple[int, int], what: str, loc: SourceLoc) -> tuple[int, int]:
     """A node coordinate (an int for 1-D, or (x, y) / (x, y, 0)) as (x, y) inside ``grid``."""
     gx, gy = grid
+    if isinstance(value, tuple) and len(value) == 1 and _is_index(value[0]):
+        value = value[0]  # (i,): a 1-D coordinate, as ttl.node(dims=1) gives it
     if _is_index(value):
         if not 0 <= value < gx * gy:
             raise TTLCompileError(
@@ -86,8 +88,30 @@ def _axis(item: Any, size: int, axis: str, loc: SourceLoc) -> tuple[int, int]:
     )
 
 
+def _flat_range(item: slice, grid: tuple[int, int], loc: SourceLoc) -> Rect:
+    """A 1-D node range (``(slice(a, b),)``, node indices ``x * grid_y + y``) as the
+    rectangle of the grid it covers: part of one column, or whole columns."""
+    gx, gy = grid
+    start, stop = _axis(item, gx * gy, "1-D", loc)
+    (x0, y0), (x1, y1) = node_at_index(start, grid), node_at_index(stop - 1, grid)
+    if x0 == x1:
+        return ((x0, x0 + 1), (y0, y1 + 1))
+    if y0 == 0 and y1 == gy - 1:
+        return ((x0, x1 + 1), (0, gy))
+    raise TTLCompileError(
+        f"the 1-D node range slice({start}, {stop}) is not a rectangle of the {gx}x{gy} "
+        f"grid (node i is (i // {gy}, i % {gy})): it spans columns {x0}..{x1} partly, and "
+        "a pipe multicasts to one rectangle of nodes",
+        loc,
+        "split the destination into pipes of whole columns or of parts of one column, or "
+        "write an (x, y) node range",
+    )
+
+
 def _destination(value: Any, grid: tuple[int, int], loc: SourceLoc) -> Rect:
     """A pipe destination (node coordinate or node range) as a rectangle inside ``grid``."""
+    if isinstance(value, tuple) and len(value) == 1 and isinstance(value[0], slice):
+        return _flat_range(value[0], grid, loc)
     if isinstance(value, tuple) and any(isinstance(v, slice) for v in value):
         if len(value) != 2:
             raise TTLCompileError(

@@ -127,6 +127,11 @@ def test_destination_without_source(compile_error):
         ("[ttl.Pipe(src=(0, 0), dst=(0, slice(0, 5)))]", "leaves the grid"),
         ("[ttl.Pipe(src=(0, 0), dst=(0, 0, slice(0, 1)))]", "one entry per grid dimension"),
         ("[ttl.Pipe(src=(0, 0), dst=(0, 'a'))]", "pipe destination must be a node coordinate"),
+        (  # 1-D node indices x * 4 + y: 3..5 are (0, 3), (1, 0), (1, 1), no rectangle
+            "[ttl.Pipe(src=(0,), dst=(slice(3, 6),))]",
+            "the 1-D node range slice(3, 6) is not a rectangle of the 4x4 grid",
+        ),
+        ("[ttl.Pipe(src=(16,), dst=0)]", "pipe source node 16 is outside the 4x4 grid"),
         ("[]", "ttl.PipeNet takes a non-empty list of ttl.Pipe"),
         ("[(0, 0)]", "ttl.PipeNet takes ttl.Pipe objects"),
     ],

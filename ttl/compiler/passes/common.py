@@ -86,3 +86,22 @@ def insert_at_entry(kernel: d.KernelOp, ops: Sequence[Operation]) -> None:
         block.add_ops(ops)
     else:
         block.insert_ops_before(ops, block.first_op)
+
+
+def declare_staging_dfb(
+    operation: d.OperationOp,
+    kernel: d.KernelOp,
+    base: str,
+    tensor: str,
+    dfb_type: d.DFBType,
+    page_size: int,
+) -> d.GetDFBOp:
+    """Declares a compiler-made one-block DFB ``<base>_<kernel>`` that lends ``kernel``
+    L1 (never pushed: a staging page), like tensor ``tensor``; returns its ``ttl.get_dfb``,
+    inserted at the kernel's entry."""
+    name = new_dfb_name(operation, f"{base}_{kernel.sym_name.data}")
+    add_dfb(operation, d.DFBOp(name, tensor, dfb_type, 1, page_size))
+    get = d.GetDFBOp(name, dfb_type)
+    get.result.name_hint = f"dfb_{name}"
+    insert_at_entry(kernel, [get])
+    return get

@@ -27,10 +27,8 @@ from xdsl.rewriter import Rewriter
 from ttl.compiler import dialect as d
 from ttl.compiler.passes.common import (
     TTLPassError,
-    add_dfb,
     compiler_dfbs_allowed,
-    insert_at_entry,
-    new_dfb_name,
+    declare_staging_dfb,
     ttl_operations,
 )
 from ttl.specs import ROW_MAJOR, TILE
@@ -91,13 +89,8 @@ def _declare(
         ty = d.DFBType((1, 1), elem, TILE)
     tensor = sl.tensor.owner
     assert isinstance(tensor, d.GetTensorOp)
-    name = new_dfb_name(operation, f"convert_{kernel.sym_name.data}")
-    decl = d.DFBOp(name, tensor.ref.root_reference.data, ty, 1, tile_bytes(dtype))
-    add_dfb(operation, decl)
-    get = d.GetDFBOp(name, ty)
-    get.result.name_hint = f"dfb_{name}"
-    insert_at_entry(kernel, [get])
-    return get
+    symbol = tensor.ref.root_reference.data
+    return declare_staging_dfb(operation, kernel, "convert", symbol, ty, tile_bytes(dtype))
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,8 @@ from xdsl.rewriter import Rewriter
 from ttl.compiler import dialect as d
 from ttl.compiler.passes.common import (
     TTLPassError,
-    add_dfb,
     compiler_dfbs_allowed,
-    insert_at_entry,
-    new_dfb_name,
+    declare_staging_dfb,
     ttl_operations,
 )
 from ttl.targets import tile_bytes
@@ -81,13 +79,9 @@ def _declare(operation: d.OperationOp, kernel: d.KernelOp, tensor, dtype: str) -
     at the kernel's entry."""
     owner = tensor.owner
     assert isinstance(owner, d.GetTensorOp)
-    name = new_dfb_name(operation, f"print_{kernel.sym_name.data}")
     ty = d.DFBType((1, 1), tensor.type.element_type)
-    add_dfb(operation, d.DFBOp(name, owner.ref.root_reference.data, ty, 1, tile_bytes(dtype)))
-    get = d.GetDFBOp(name, ty)
-    get.result.name_hint = f"dfb_{name}"
-    insert_at_entry(kernel, [get])
-    return get
+    symbol = owner.ref.root_reference.data
+    return declare_staging_dfb(operation, kernel, "print", symbol, ty, tile_bytes(dtype))
 
 
 def _set_staging(op: d.PrintOp, get: d.GetDFBOp) -> None:

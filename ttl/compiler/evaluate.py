@@ -308,8 +308,8 @@ def _evaluate_host_only(
     local_vars = _run_top_level(op, args, ctx)
     _name_dfbs(ctx.dfbs, local_vars)
     _name_semaphores(ctx.semaphores, local_vars)
-    if ctx.node_used:
-        for coord in node_order(ctx.grid):
+    if ctx.node_used:  # the first run was node (0, 0)'s
+        for coord in node_order(ctx.grid)[1:]:
             _run_top_level(op, args, EvalContext(grid=ctx.grid, node=coord))
     return OperationModel(
         name=op.name,

@@ -397,8 +397,8 @@ class CallsMixin(MixinBase):
             bad = [dim for dim in where if shape[dim] != 1]
             if bad or len(shape) - len(where) < 1:
                 self.fail(
-                    f"squeeze() of a {bx._fmt(shape)} block: dimension {(bad or where)[0]} has "
-                    f"size {shape[(bad or where)[0]]}, not 1"
+                    f"squeeze() of a {bx._fmt(shape)} block: dimension {bad[0]} has size "
+                    f"{shape[bad[0]]}, not 1"
                     if bad
                     else f"squeeze() of a {bx._fmt(shape)} block would leave no dimension",
                     node,
@@ -614,7 +614,6 @@ class CallsMixin(MixinBase):
                 f"store an initial value first, e.g. {h.name or 'blk'}.store(ttl.block.fill("
                 f"0.0, shape={bx._fmt(h.dfb.shape)}))",
             )
-        self.check_not_writing(h, node, "store")
         expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
         self.store_expr(h, expr, acc, node)
 

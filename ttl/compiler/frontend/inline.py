@@ -239,6 +239,4 @@ def _without_returns(
 def kernel_body(stmts: list[ast.stmt], reporter: Any, fdef: ast.FunctionDef) -> list[ast.stmt]:
     """A kernel's statements with its early ``return``s (``if not active: return``, as
     upstream's examples end a node that takes no part) turned into if/else branches."""
-    if not any(_own_returns(s) or isinstance(s, ast.Return) for s in stmts):
-        return stmts
     return _without_returns(stmts, reporter, fdef, kernel=True)

@@ -144,13 +144,8 @@ class TileCodegen:
         """Before an op that unpacks CB ``srca`` (and ``srcb``): the unpacker's formats,
         in a kernel whose CBs differ in format (``reverse``: srcA reads ``srcb``, as
         matmul's operands go)."""
-        if not self.reconfig:
-            return
-        if srcb is None:
-            self.init(f"reconfig_data_format_srca({srca});")
-        else:
-            order = "<SrcOrder::Reverse>" if reverse else ""
-            self.init(f"reconfig_data_format{order}({srca}, {srcb});")
+        if self.reconfig:
+            self.init(_reconfig(srca, srcb, reverse))
 
     def step(self) -> None:
         """Ends the current step: what follows needs its own per-tile loop."""
@@ -399,14 +394,12 @@ class TileCodegen:
             self.line(f"{pad}for (uint32_t {var} = 0; {var} < {n}; ++{var}) {{")
             pad += "  "
         index = _linear(terms)
+        if self.reconfig:
+            self.line(pad + _reconfig(cb, cb_s))
         if cb_s is None:
-            if self.reconfig:
-                self.line(f"{pad}reconfig_data_format_srca({cb});")
             self.line(f"{pad}copy_init({cb});")
             self.line(f"{pad}copy_tile({cb}, {index}, {other});")
         else:  # each element times the scaler tile's
-            if self.reconfig:
-                self.line(f"{pad}reconfig_data_format({cb}, {cb_s});")
             self.line(f"{pad}mul_init({cb}, {cb_s}, false);")
             self.line(f"{pad}mul_tiles({cb}, {cb_s}, {index}, 0, {other});")
         self.line(f"{pad}{combine}_init();")
@@ -428,6 +421,15 @@ class TileCodegen:
         self.unpack_from(cb)
         self.init(f"transpose_init({cb});")
         self.line(f"transpose_tile({cb}, {_linear(terms)}, {dst});")
+
+
+def _reconfig(srca: str, srcb: str | None = None, reverse: bool = False) -> str:
+    """TT-Metal's call pointing the unpacker at CB ``srca`` (and ``srcb``)'s formats
+    (``reverse``: srcA reads ``srcb``, as matmul's operands go)."""
+    if srcb is None:
+        return f"reconfig_data_format_srca({srca});"
+    order = "<SrcOrder::Reverse>" if reverse else ""
+    return f"reconfig_data_format{order}({srca}, {srcb});"
 
 
 def emit_store(

@@ -220,17 +220,13 @@ def lookup(key: str) -> Path | None:
     directory) is discarded with a one-line notice; the caller rebuilds it.
     """
     shared = cache_dir() / "bundles"
-    if (
-        bundles_dir() != shared
-        and _damage(shared / key, key) is None
-        and not headers_changed(shared / key)
-    ):
+    if bundles_dir() != shared and _damage(shared / key, key) is None:
         return shared / key  # a read-only cache's entry: read, never written
     path = bundles_dir() / key
     if not os.path.lexists(path):
         return None
     problem = _damage(path, key)
-    if problem is None and headers_changed(path):
+    if problem is _STALE:
         discard(key)  # built with headers that are no longer what they were: rebuild
         return None
     if problem is None:
@@ -256,7 +252,14 @@ def _damage(path: Path, key: str) -> str | None:
         return "its record names another entry"
     if record.get("manifest_sha256") != hashlib.sha256(manifest).hexdigest():
         return "manifest.json does not match its record"
+    if _headers_changed(record.get("headers", {})):
+        return _STALE
     return None
+
+
+#: What :func:`_damage` says of an intact entry built with external headers that have
+#: changed since: a miss, not damage (no notice).
+_STALE = "built with external headers that have changed"
 
 
 def _header_digests(paths: frozenset[str]) -> dict[str, str]:
@@ -276,20 +279,14 @@ def _header_digests(paths: frozenset[str]) -> dict[str, str]:
 MAX_HEADER_BYTES = 64 << 20
 
 
-def headers_changed(path: Path) -> bool:
-    """Whether an external header the entry at ``path`` was built with changed since.
+def _headers_changed(recorded: object) -> bool:
+    """Whether an external header an entry's record names (path -> SHA-256) changed.
 
     The key covers the program's source, not the headers its external calls include
     through ``include_paths`` or by an absolute path (they are known only once the
     kernels build), so the entry records them with their hashes, as ccache records a
     compile's includes, and an edited, moved or removed header makes it a miss.
     """
-    try:
-        limit = bundle_format.MAX_MANIFEST_BYTES
-        record = json.loads(bundle_format.read_bounded(path / ENTRY_RECORD, limit))
-    except (OSError, ValueError, RecursionError):
-        return True
-    recorded = record.get("headers", {}) if isinstance(record, dict) else {}
     if not isinstance(recorded, dict):
         return True
     return _header_digests(frozenset(recorded)) != recorded

@@ -263,7 +263,7 @@ def _run_on_device(
         op, key, bound, target, grid_request if override else None, include_dirs, overrides
     )
     if found is None:  # no kernel work: its body ran on the host, per node; nothing runs
-        return tuple(a for a in arrays)
+        return tuple(arrays)
     bundle, source, compile_seconds = found
     # The devices of a mesh run one after another on one emulated machine: each launch
     # loads its shard and reads its outputs back, so nothing carries over between them.

@@ -36,8 +36,14 @@ def register_operations(**operations: Callable[..., Tensor]) -> None:
     _OPERATIONS.update(operations)
 
 
-def _operation(name: str) -> Callable[..., Tensor]:
-    return _OPERATIONS[name]
+def _operator(name: str, reflected: bool = False) -> Callable[[Any, Any], Any]:
+    """The method behind a binary operator: ttnn operation ``name`` of the tensor and
+    the other operand (``reflected``: ``other op tensor``)."""
+
+    def method(self: Any, other: Any) -> Any:
+        return _OPERATIONS[name](other, self) if reflected else _OPERATIONS[name](self, other)
+
+    return method
 
 
 class Tile:
@@ -188,35 +194,14 @@ class Tensor:
         return to_torch(self, **options)
 
     # ttnn's operators on tensors: the ttnn operation of each (a * b is ttnn.multiply).
-    def __add__(self, other: Any) -> Tensor:
-        return _operation("add")(self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _operation("add")(other, self)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _operation("subtract")(self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _operation("subtract")(other, self)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _operation("multiply")(self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _operation("multiply")(other, self)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _operation("divide")(self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _operation("divide")(other, self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _operation("matmul")(self, other)
+    __add__, __radd__ = _operator("add"), _operator("add", reflected=True)
+    __sub__, __rsub__ = _operator("subtract"), _operator("subtract", reflected=True)
+    __mul__, __rmul__ = _operator("multiply"), _operator("multiply", reflected=True)
+    __truediv__, __rtruediv__ = _operator("divide"), _operator("divide", reflected=True)
+    __matmul__ = _operator("matmul")
 
     def __neg__(self) -> Tensor:
-        return _operation("neg")(self)
+        return _OPERATIONS["neg"](self)
 
     def __ttl_shards__(self) -> int:
         """How many devices the tensor is spread over (the JIT runs once per device)."""

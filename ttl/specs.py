@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from dataclasses import dataclass
@@ -216,8 +217,6 @@ class ConstantParam:
     @classmethod
     def parse(cls, text: str) -> ConstantParam:
         """``const:(2, 2)`` or ``const:4`` (a Python literal after ``const:``)."""
-        import ast
-
         if not text.startswith("const:"):
             raise ValueError(f"'{text}' is not a constant: write const:<Python literal>")
         try:

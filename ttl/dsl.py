@@ -172,6 +172,13 @@ class TensorArg:
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The logical shape (a ttnn tensor's ``shape``); kernels index whole tiles of
+        :attr:`padded_shape`."""
+        return self.spec.logical_shape
+
+    @property
+    def padded_shape(self) -> tuple[int, ...]:
+        """The stored shape: the logical one padded to whole tiles (ttnn's ``padded_shape``)."""
         return self.spec.shape
 
     @property

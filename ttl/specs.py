@@ -38,6 +38,16 @@ def row_page_bytes(row_elements: int, element_bytes: int) -> int:
     return -(-row // ROW_MAJOR_PAGE_ALIGNMENT) * ROW_MAJOR_PAGE_ALIGNMENT
 
 
+def tile_padded(shape: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """The stored shape of a tiled tensor of logical ``shape``: the two innermost
+    dimensions rounded up to whole 32x32 tiles, a scalar or a vector first given leading
+    dimensions of 1 (as ttnn stores a ``TILE_LAYOUT`` tensor)."""
+    dims = [1] * max(0, 2 - len(shape)) + [int(d) for d in shape]
+    dims[-2] = -(-dims[-2] // TILE_ROWS) * TILE_ROWS
+    dims[-1] = -(-dims[-1] // TILE_COLS) * TILE_COLS
+    return tuple(dims)
+
+
 def normalize_dtype(dtype: object) -> str:
     """Map a dtype spelling (``bf16``, ``ttl.bfloat16``, ``"float32"``, ``bfp8``...) to
     bf16/f32/bfp8."""
@@ -58,18 +68,26 @@ class TensorSpec:
     """Shape (in elements), dtype (``bf16``/``f32``/``bfp8``) and layout of a tensor.
 
     ``layout="tile"`` (the default): 32x32 tiles, so the two innermost
-    dimensions must be multiples of 32. ``layout="row_major"``: any rank of at
-    least 1, stored one DRAM page per row of the innermost dimension; indexes
-    and DFB shapes are in elements.
+    dimensions of ``shape`` must be multiples of 32. ``layout="row_major"``: any
+    rank of at least 1, stored one DRAM page per row of the innermost dimension;
+    indexes and DFB shapes are in elements.
+
+    ``shape`` is the stored shape, which kernels index. ``logical`` is a tiled
+    tensor's logical shape where tile padding makes the two differ (a ttnn
+    ``TILE_LAYOUT`` tensor of shape ``[1, 1]`` is stored as one 32x32 tile):
+    an operation's top level reads it as ``tensor.shape``.
     """
 
     shape: tuple[int, ...]
     dtype: str = "bf16"
     layout: str = "tile"
+    logical: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
         object.__setattr__(self, "dtype", normalize_dtype(self.dtype))
+        if self.logical is not None:
+            self._check_logical(tuple(int(d) for d in self.logical))
         if self.layout not in _LAYOUTS:
             raise ValueError(
                 f"unsupported layout '{self.layout}': write ':tile' (the default) or ':row_major'"
@@ -95,6 +113,30 @@ class TensorSpec:
                 f"got shape {self.shape}"
             )
 
+    def _check_logical(self, logical: tuple[int, ...]) -> None:
+        """Keep ``logical`` (None when it equals the stored shape), or say why it is not
+        the logical shape of this tensor."""
+        if self.layout != TILE:
+            raise ValueError("only a tiled tensor has a logical shape apart from its stored one")
+        if any(d <= 0 for d in logical):
+            raise ValueError(f"tensor dimensions must be positive, got shape {logical}")
+        if tile_padded(logical) != self.shape:
+            raise ValueError(
+                f"a tiled tensor of logical shape {logical} is stored as "
+                f"{tile_padded(logical)}, not {self.shape}"
+            )
+        object.__setattr__(self, "logical", None if logical == self.shape else logical)
+
+    @classmethod
+    def padded(cls, logical: tuple[int, ...], dtype: str = "bf16") -> TensorSpec:
+        """The tiled tensor of shape ``logical`` stored padded to whole tiles."""
+        return cls(tile_padded(logical), dtype, TILE, tuple(logical))
+
+    @property
+    def logical_shape(self) -> tuple[int, ...]:
+        """The shape the operation's top level sees: the logical one, else the stored one."""
+        return self.logical if self.logical is not None else self.shape
+
     @property
     def is_row_major(self) -> bool:
         return self.layout == ROW_MAJOR
@@ -110,21 +152,38 @@ class TensorSpec:
         return self.shape if self.is_row_major else self.tile_shape
 
     def __str__(self) -> str:
+        if self.logical is not None:  # the logical shape, marked tiled (see parse)
+            return f"{self.dtype}[{','.join(str(d) for d in self.logical)}]:{TILE}"
         suffix = f":{ROW_MAJOR}" if self.is_row_major else ""
         return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]{suffix}"
 
     @classmethod
     def parse(cls, text: str) -> TensorSpec:
         """Parse ``bf16[256,512]`` (optionally ``bf16[256,512]:tile``), or a row-major
-        tensor ``bf16[2,128,32]:row_major``."""
+        tensor ``bf16[2,128,32]:row_major``.
+
+        With an explicit ``:tile``, a shape that is not whole tiles (``bf16[1,1]:tile``,
+        ``f32[100]:tile``) is a logical shape, stored padded to whole tiles as ttnn
+        stores a ``TILE_LAYOUT`` tensor; without it such a shape is an error, so a
+        mistyped size is not padded silently."""
         m = _SPEC_RE.match(text)
         if not m:
             raise ValueError(
                 f"cannot parse tensor spec '{text}': write e.g. bf16[256,512] "
                 "(or bf16[2,128,32]:row_major)"
             )
-        dims = [d for d in m.group(2).replace(" ", "").split(",") if d]
-        return cls(tuple(int(d) for d in dims), m.group(1), m.group(3) or "tile")
+        dims = tuple(int(d) for d in m.group(2).replace(" ", "").split(",") if d)
+        if m.group(3) == TILE and tile_padded(dims) != dims:
+            return cls.padded(dims, m.group(1))
+        try:
+            return cls(dims, m.group(1), m.group(3) or TILE)
+        except ValueError as e:
+            if m.group(3) or "tiled tensor" not in str(e):
+                raise
+            raise ValueError(
+                f"{e}: write :tile after it for a tensor of that logical shape stored padded "
+                "to whole tiles (ttnn's TILE_LAYOUT), or :row_major"
+            ) from None
 
     @classmethod
     def of(cls, value: object) -> TensorSpec:
@@ -141,6 +200,10 @@ class TensorSpec:
         # Duck-typed (NumPy, torch, ...); an object without them raises AttributeError,
         # which callers report as an invalid spec.
         return cls(tuple(value.shape), normalize_dtype(value.dtype), layout)  # type: ignore[attr-defined]
+
+    def with_logical(self, logical: tuple[int, ...] | None) -> TensorSpec:
+        """This tensor with logical shape ``logical`` (None: the stored shape)."""
+        return TensorSpec(self.shape, self.dtype, self.layout, logical)
 
     def row_page_bytes(self) -> int:
         """A row-major tensor's DRAM page: one row of the innermost dimension, aligned."""

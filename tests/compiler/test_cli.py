@@ -66,6 +66,43 @@ def test_a_compile_time_constant_argument(tmp_path):
     assert bad.returncode == 2 and "is not a Python literal" in bad.stderr, bad.stderr
 
 
+def test_a_logical_shape_argument_with_an_explicit_tile_layout(tmp_path):
+    # `bf16[1,1]:tile`: one stored tile whose top level sees shape (1, 1) (docs/language.md).
+    src = tmp_path / "scalar.py"
+    src.write_text(
+        "import ttl\n\n"
+        "@ttl.operation(grid=(1, 1))\n"
+        "def scalar(c, y):\n"
+        "    assert c.shape == (1, 1), c.shape\n"
+        "    dfb = ttl.make_dataflow_buffer_like(c, shape=(1, 1), block_count=2)\n\n"
+        "    @ttl.datamovement()\n"
+        "    def dm():\n"
+        "        with dfb.reserve() as blk:\n"
+        "            ttl.copy(c[0, 0], blk).wait()\n"
+        "            ttl.copy(blk, y[0, 0]).wait()\n"
+    )
+    out = tmp_path / "out"
+    proc = ttlc(
+        f"--src={src}",
+        "--operation=scalar",
+        "--arg=c=bf16[1,1]:tile",
+        "--arg=y=bf16[32,32]",
+        f"--out={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    c = json.loads((out / "manifest.json").read_text())["tensors"][0]
+    assert (c["shape"], c["logical_shape"]) == ([32, 32], [1, 1])
+    bad = ttlc(
+        f"--src={src}",
+        "--operation=scalar",
+        "--arg=c=bf16[1,1]",
+        "--arg=y=bf16[32,32]",
+        f"--out={out}",
+    )
+    assert bad.returncode == 2, bad.stderr
+    assert "multiples of 32" in bad.stderr and "write :tile after it" in bad.stderr, bad.stderr
+
+
 def test_console_script_target_grid_and_emit(tmp_path):
     exe = shutil.which("ttlc", path=str(Path(sys.executable).parent))
     if exe is None:

@@ -27,11 +27,35 @@ def test_spec_string_form_round_trips():
         "bf16 64,64",
         "bf16[0,32]",
         "bfp8[64,64]:row_major",  # block-float is tiled only
+        "bf16[0,1]:tile",
     ],
 )
 def test_bad_specs_are_rejected(text):
     with pytest.raises(ValueError):
         TensorSpec.parse(text)
+
+
+def test_an_explicit_tile_layout_gives_a_logical_shape_padded_to_whole_tiles():
+    scalar = TensorSpec.parse("bf16[1,1]:tile")
+    assert scalar.shape == (32, 32) and scalar.logical_shape == (1, 1)
+    assert str(scalar) == "bf16[1,1]:tile" and TensorSpec.parse(str(scalar)) == scalar
+    assert TensorSpec.parse("f32[40]:tile").shape == (32, 64)  # a vector is row 0 of tiles
+    assert TensorSpec.parse("bf16[]:tile").shape == (32, 32)
+    assert TensorSpec.parse("bf16[2,33,64]:tile").shape == (2, 64, 64)
+    # Whole tiles: the logical shape is the stored one, and the text is unchanged.
+    whole = TensorSpec.parse("bf16[64,64]:tile")
+    assert whole.logical is None and whole == TensorSpec((64, 64)) and str(whole) == "bf16[64,64]"
+    # A ttnn tensor's logical shape (the JIT's with_logical): part of what compiles.
+    assert TensorSpec((32, 32)).with_logical((1, 1)) == scalar != TensorSpec((32, 32))
+
+
+def test_a_partial_tile_shape_without_a_layout_is_an_error_that_names_both_fixes():
+    with pytest.raises(ValueError, match=r"multiples of 32.*write :tile after it.*:row_major"):
+        TensorSpec.parse("bf16[60,64]")
+    with pytest.raises(ValueError, match=r"is stored as \(32, 32\), not \(64, 64\)"):
+        TensorSpec((64, 64), logical=(1, 1))
+    with pytest.raises(ValueError, match="only a tiled tensor has a logical shape"):
+        TensorSpec((1, 40), layout="row_major", logical=(40,))
 
 
 def test_spec_from_array_like():

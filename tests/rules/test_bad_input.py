@@ -89,7 +89,8 @@ def test_tiled_spec_of_partial_tiles_fails_at_analysis(bazel):
         in err
     )
     assert "the two innermost dimensions of a tiled tensor must be multiples of 32" in err
-    assert "or write `:row_major`" in err
+    assert "write `:tile` after it for a tensor of that logical shape" in err
+    assert "or `:row_major`" in err
     assert "Analysis of target" in err
 
 

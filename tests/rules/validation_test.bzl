@@ -29,6 +29,10 @@ _GOOD_SPECS = [
     "f32[2,3,5]:row_major",
     "bfp8[64,64]",
     "bfloat8_b[32,32]",
+    "bf16[1,1]:tile",  # a logical shape, stored padded to whole tiles
+    "f32[60,64]:tile",
+    "bf16[40]:tile",
+    "bf16[]:tile",
     "const:(2, 2)",
     "const:4",
 ]
@@ -44,6 +48,9 @@ _BAD_SPECS = [
     "f32[32]",
     "bf16[60,64]",
     "bf16[64,48]",
+    "bf16[]",
+    "bf16[]:row_major",
+    "bf16[0,1]:tile",
     "bfp8[2,32]:row_major",
     "const:",
 ]

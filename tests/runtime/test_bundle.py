@@ -327,6 +327,8 @@ def _set_source(m, source):
             lambda m: m["tensors"][0].update(shape=[1 << 22, 1 << 22]),
             "has more than 2147483648 elements",
         ),
+        (lambda m: m["tensors"][0].update(logical_shape=[1, 1]), "pads to whole tiles"),
+        (lambda m: m["tensors"][0].update(logical_shape="1,1"), "has logical_shape '1,1'"),
     ],
     ids=[
         "source-escapes",
@@ -335,6 +337,8 @@ def _set_source(m, source):
         "no-kernels",
         "string-shape",
         "huge",
+        "logical-shape-of-another-tensor",
+        "string-logical-shape",
     ],
 )
 def test_a_manifest_that_breaks_the_bundle_rules_is_refused(

@@ -103,7 +103,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from ttl.math import UNARY_PARAMS
-from ttl.specs import ROW_MAJOR, ROW_MAJOR_PAGE_ELEMENTS, TILE
+from ttl.specs import ROW_MAJOR, ROW_MAJOR_PAGE_ELEMENTS, TILE, tile_padded
 
 # ----------------------------------------------------------------- attributes
 
@@ -559,27 +559,57 @@ class OperationOp(IRDLOperation):
 
 @irdl_op_definition
 class TensorOp(IRDLOperation):
-    """Declares operation parameter ``index`` as a tensor symbol."""
+    """Declares operation parameter ``index`` as a tensor symbol.
+
+    ``logical_shape``: a tiled tensor's logical shape where tile padding stores it as
+    the larger ``tensor_type`` (the operation's top level saw it; kernels do not).
+    """
 
     name = "ttl.tensor"
 
     sym_name = prop_def(SymbolNameConstraint())
     index = prop_def(IntegerAttr[I64])
     tensor_type = prop_def(TensorType)
+    logical_shape = opt_prop_def(DenseArrayBase)
 
     traits = traits_def(SymbolOpInterface(), HasParent(OperationOp))
 
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$sym_name attr-dict"
 
-    def __init__(self, name: str, index: int, tensor_type: TensorType):
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(name),
-                "index": IntegerAttr(index, i64),
-                "tensor_type": tensor_type,
-            }
-        )
+    def __init__(
+        self,
+        name: str,
+        index: int,
+        tensor_type: TensorType,
+        logical_shape: tuple[int, ...] | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "index": IntegerAttr(index, i64),
+            "tensor_type": tensor_type,
+        }
+        if logical_shape is not None:
+            props["logical_shape"] = DenseArrayBase.from_list(i64, list(logical_shape))
+        super().__init__(properties=props)
+
+    @property
+    def logical_dims(self) -> tuple[int, ...] | None:
+        """The logical shape, if the tensor has one apart from its stored shape."""
+        if self.logical_shape is None:
+            return None
+        return tuple(int(n) for n in self.logical_shape.get_values())
+
+    def verify_(self) -> None:
+        logical = self.logical_dims
+        if logical is None:
+            return
+        ty = self.tensor_type
+        if ty.is_row_major or tile_padded(logical) != ty.dims:
+            raise VerifyException(
+                f"logical shape {list(logical)} of tensor @{self.sym_name.data} does not pad "
+                f"to its {ty.layout_name} shape {list(ty.dims)}"
+            )
 
 
 class DFBTensorUse(SymbolUserOpInterface):

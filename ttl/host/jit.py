@@ -163,6 +163,7 @@ def run_operation(
     given = [t for n, t in zip(params, tensors, strict=True) if n not in constants]
     devices = _mesh_size(op, names, given, loc)
     shards = [_shard_layout(t) for t in given]
+    logical = {n: _logical_shape(t) for n, t in zip(names, given, strict=True)}
     results: tuple = ()
     for index in range(devices):  # SPMD: every device of a mesh runs with its own shard
         arrays = iter(_host_array(op, n, t, loc, index) for n, t in zip(names, given, strict=True))
@@ -179,6 +180,7 @@ def run_operation(
             overrides=overrides,
             index=index if devices > 1 else None,
             shards=shards,
+            logical=logical,
         )
     outputs = iter(results)
     return tuple(
@@ -226,14 +228,16 @@ def _run_on_device(
     overrides: CompilerOptions,
     index: int | None,
     shards: Sequence[ShardLayout | None] = (),
+    logical: Mapping[str, tuple[int, ...] | None] | None = None,
 ) -> tuple:
     """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh);
-    ``shards``: the layout of each L1-sharded tensor (None: interleaved in DRAM)."""
-    bound = _specs(op, params, arrays, loc)
+    ``shards``: the layout of each L1-sharded tensor (None: interleaved in DRAM);
+    ``logical``: each ttnn tensor's logical shape (None: its array's shape)."""
+    bound = _specs(op, params, arrays, loc, logical or {})
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
 
-        check_tensors(op, specs, arrays)
+        check_tensors(op, specs, list(bound.values()))
     # The tensors run; the layout is in bound, the constants were compiled in.
     arrays = [
         a.array if isinstance(a, RowMajor) else a
@@ -336,9 +340,9 @@ def _not_for(
         return f"is a bundle of operation {bundle.operation!r} ({identity}), not of {op.name!r}"
     if bundle.target != target:
         return f"is built for {bundle.target}, not {target}"
-    have = {t.name: (t.shape, t.layout) for t in bundle.tensors}
+    have = {t.name: (t.shape, t.layout, t.logical_shape) for t in bundle.tensors}
     want = {
-        name: (spec.shape, spec.layout)
+        name: (spec.shape, spec.layout, spec.logical_shape)
         for name, spec in specs.items()
         if isinstance(spec, TensorSpec)
     }
@@ -433,6 +437,12 @@ def _host_array(
     return tensor
 
 
+def _logical_shape(tensor: Any) -> tuple[int, ...] | None:
+    """A ttnn tensor's logical shape where tile padding stores it larger (None: others)."""
+    logical = getattr(tensor, "__ttl_logical_shape__", None)
+    return logical() if logical is not None else None
+
+
 def _shard_layout(tensor: Any) -> ShardLayout | None:
     """Where an L1-sharded ttnn tensor's shards live (None: an interleaved tensor)."""
     layout = getattr(tensor, "__ttl_l1_shards__", None)
@@ -502,16 +512,21 @@ def _mesh_size(
 
 
 def _specs(
-    op: Operation, params: list[str], arrays: list[Any], loc: SourceLoc | None
+    op: Operation,
+    params: list[str],
+    arrays: list[Any],
+    loc: SourceLoc | None,
+    logical: Mapping[str, tuple[int, ...] | None],
 ) -> dict[str, TensorSpec | ConstantParam]:
-    """Parameter name -> spec of the tensor passed for it; clear errors for unusable tensors."""
+    """Parameter name -> spec of the tensor passed for it (with a ttnn tensor's logical
+    shape from ``logical``); clear errors for unusable tensors."""
     specs: dict[str, TensorSpec | ConstantParam] = {}
     for name, array in zip(params, arrays, strict=True):
         if isinstance(array, ConstantParam):
             specs[name] = array
             continue
         try:
-            specs[name] = TensorSpec.of(array)
+            specs[name] = TensorSpec.of(array).with_logical(logical.get(name))
         except ValueError as e:
             raise TTLCompileError(
                 f"tensor '{name}' of operation '{op.name}' (shape {tuple(array.shape)}, dtype "

@@ -29,7 +29,7 @@ from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.sharding import DESCRIPTOR_BASE, ShardedTensor, ShardLayout
 from ttl.runtime.tensors import Bfp8Tensor, DramTensor, is_torch, like_input, to_numpy
 from ttl.runtime.tiles import data_format
-from ttl.specs import MAX_TENSOR_ELEMENTS, ROW_MAJOR
+from ttl.specs import MAX_TENSOR_ELEMENTS, ROW_MAJOR, tile_padded
 
 MANIFEST_SCHEMA = "ttl.manifest"
 MANIFEST_VERSIONS = (1,)
@@ -46,6 +46,12 @@ class TensorSignature:
     dtype: str
     written: bool = True  # may a kernel write it? (only these are read back after a run)
     layout: str = "tile"  # or "row_major": one DRAM page per innermost row
+    logical: tuple[int, ...] | None = None  # a tiled tensor's logical shape, if padded
+
+    @property
+    def logical_shape(self) -> tuple[int, ...]:
+        """The shape the operation was compiled to see (``shape``, unless tile-padded)."""
+        return self.logical if self.logical is not None else self.shape
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             data_format(t["dtype"]).name,
             bool(t.get("written", True)),
             _layout(t, where),
+            _logical_shape(t, where),
         )
         for t in sorted(m["tensors"], key=lambda t: t["index"])
     ]
@@ -213,6 +220,25 @@ def _shape(entry: dict, where: str) -> tuple[int, ...]:
             f"{MAX_TENSOR_ELEMENTS} elements"
         )
     return tuple(shape)
+
+
+def _logical_shape(entry: dict, where: str) -> tuple[int, ...] | None:
+    """A tiled tensor's logical shape, when the manifest gives one: its stored ``shape``
+    must be that shape padded to whole tiles."""
+    if "logical_shape" not in entry:
+        return None
+    logical = entry["logical_shape"]
+    if (
+        not isinstance(logical, list)
+        or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in logical)
+        or _layout(entry, where) != "tile"
+        or tile_padded(logical) != tuple(entry["shape"])
+    ):
+        raise BundleError(
+            f"{where}: tensor '{entry['name']}' has logical_shape {logical!r}; it must be a "
+            "list of positive integers that a tiled tensor's shape pads to whole tiles"
+        )
+    return tuple(logical)
 
 
 def _layout(entry: dict, where: str) -> str:

@@ -179,18 +179,6 @@ def test_operation_writes_into_ttnn_tensors(add_mul):
     np.testing.assert_array_equal(_data(y), np.full((32, 32), 6.0, np.float32))
 
 
-def test_operation_sees_padded_tiles_and_to_torch_the_logical_shape(add_mul):
-    torch.manual_seed(0)
-    src = [torch.rand((40, 20), dtype=torch.bfloat16) for _ in range(3)]
-    a, b, c = (ttnn.from_torch(s, layout=ttnn.TILE_LAYOUT) for s in src)
-    y = ttnn.zeros((40, 20), dtype=ttnn.bfloat16)
-    add_mul(a, b, c, y)  # the kernel loops over the 2 x 1 padded tiles
-    out = ttnn.to_torch(y)
-    assert tuple(out.shape) == (40, 20)
-    want = (src[0].float() * src[1].float()).to(torch.bfloat16).float() + src[2].float()
-    torch.testing.assert_close(out.float(), want.to(torch.bfloat16).float(), rtol=0, atol=0)
-
-
 def test_from_torch_without_torch_says_what_to_do(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
     with pytest.raises(ImportError, match=r"need torch.*pip install torch.*NumPy arrays"):

@@ -240,7 +240,7 @@ def _merge_text(parts: list[str | int]) -> list[str | int]:
 
 def _tensor_pages(tensor: dsl.TensorArg) -> int:
     """Tiles (DRAM pages) of a tiled tensor."""
-    shape = tuple(tensor.shape)
+    shape = tensor.spec.shape
     n = 1
     for s in shape[:-2]:
         n *= s

@@ -415,7 +415,7 @@ class KernelCompiler(
             if attr == "wait":
                 return BoundMethod(base, attr)
         elif isinstance(base, dsl.TensorArg):
-            if attr in ("shape", "dtype"):
+            if attr in ("shape", "padded_shape", "dtype"):
                 return getattr(base, attr)
         elif isinstance(base, PipeNet):
             if attr in ("if_src", "if_dst", "is_src", "is_dst", "is_active"):

@@ -39,7 +39,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
     kernels = [KernelCompiler(model, thread, symbols).compile() for thread in model.threads]
     check_pipe_uses(symbols)
     for t in model.tensors:
-        body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name]))
+        body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name], t.spec.logical))
     used = referenced_dfbs(kernels)
     for f in model.dfbs:
         if f.name not in used:  # declared but never touched: it takes no L1 and no index

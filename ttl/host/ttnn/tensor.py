@@ -2,8 +2,9 @@
 
 A ``TILE_LAYOUT`` tensor of any logical shape is stored padded to whole tiles
 (zeros), as ttnn stores it on the device: ``shape`` is the logical shape,
-``padded_shape`` the stored one, and an operation sees the padded tiles (a
-(N, 1) vector lives in column 0 of its tiles). ``ROW_MAJOR_LAYOUT`` tensors are
+``padded_shape`` the stored one; an operation reads both as ttnn does
+(``tensor.shape`` logical) and its kernels move the padded tiles (a (N, 1)
+vector lives in column 0 of its tiles). ``ROW_MAJOR_LAYOUT`` tensors are
 stored as they are, and an operation gets them as row-major tensors. A tensor
 on an N-device mesh holds N shards; its ``shape`` is one shard's, as in ttnn.
 """
@@ -24,7 +25,7 @@ from ttl.host.ttnn.types import ROW_MAJOR_LAYOUT, TILE, TILE_LAYOUT, DataType, L
 from ttl.runtime.sharding import ShardLayout
 from ttl.runtime.tensors import Bfp8Tensor
 from ttl.runtime.tiles import BFP8, round_to_format
-from ttl.specs import RowMajor
+from ttl.specs import RowMajor, tile_padded
 
 _OPERATIONS: dict[str, Callable[..., Tensor]] = {}
 """The ttnn operations behind Tensor's operators, registered by ``ops`` (which imports
@@ -73,12 +74,7 @@ class Shape(tuple):
 def padded(shape: Sequence[int], layout: Layout) -> tuple[int, ...]:
     """The stored shape: the two innermost dimensions rounded up to whole tiles (a
     scalar or a vector first gains leading dimensions of 1, as ttnn tiles them)."""
-    if layout is not TILE_LAYOUT:
-        return tuple(shape)
-    dims = [1] * max(0, 2 - len(shape)) + list(shape)
-    for i in range(max(0, len(dims) - 2), len(dims)):
-        dims[i] = -(-dims[i] // TILE) * TILE
-    return tuple(dims)
+    return tile_padded(list(shape)) if layout is TILE_LAYOUT else tuple(shape)
 
 
 def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> np.ndarray:
@@ -213,6 +209,11 @@ class Tensor:
     def __ttl_l1_shards__(self) -> ShardLayout | None:
         """Where an L1-sharded tensor's pages live on each device (None: interleaved DRAM)."""
         return self._l1_shards
+
+    def __ttl_logical_shape__(self) -> tuple[int, ...] | None:
+        """The logical shape an operation's top level sees as ``tensor.shape`` (None for
+        a row-major tensor, whose stored shape is its logical one)."""
+        return tuple(self._shape) if self.layout is TILE_LAYOUT else None
 
     def __ttl_host_array__(
         self, what: str, loc: SourceLoc | None, index: int = 0

@@ -25,7 +25,9 @@ def spec_error(spec):
 
     Args:
       spec: a tensor spec, e.g. `bf16[64,64]`, optionally with a layout:
-        `bf16[64,64]:tile` (the default) or `bf16[2,128,32]:row_major`; or a
+        `bf16[64,64]:tile` (the default; with it any logical shape, e.g.
+        `bf16[1,1]:tile`, stored padded to whole tiles) or
+        `bf16[2,128,32]:row_major`; or a
         compile-time constant, `const:` and a Python literal (`const:(2, 2)`), whose
         literal ttlc checks.
 
@@ -39,11 +41,13 @@ def spec_error(spec):
             return "`const:` needs a Python literal after it, e.g. `const:(2, 2)`"
         return None
     layout = "tile"
+    explicit_layout = False
     layout_sep = text.rfind(":")
     if layout_sep > text.rfind("]"):
         layout = text[layout_sep + 1:]
         if layout not in _LAYOUTS:
             return "unknown layout `%s` (write `:tile`, the default, or `:row_major`)" % layout
+        explicit_layout = True
         text = text[:layout_sep]
     open_bracket = text.find("[")
     if open_bracket <= 0 or not text.endswith("]"):
@@ -51,19 +55,25 @@ def spec_error(spec):
     dtype = text[:open_bracket]
     if dtype not in _DTYPES:
         return "unknown dtype `%s` (use bf16, f32 or bfp8)" % dtype
-    dims = text[open_bracket + 1:-1].split(",")
+    dims = text[open_bracket + 1:-1].split(",") if text[open_bracket + 1:-1] else []
     for dim in dims:
         if not _is_positive_int(dim):
             return "dimension `%s` is not a positive integer" % dim
     if layout == "row_major":
+        if not dims:
+            return "a row-major tensor needs at least 1 dimension"
         if dtype in ("bfp8", "bfp8_b", "bfloat8_b"):
             return "bfp8 tensors are tiled: drop `:row_major` or use bf16/f32"
         return None
+    if explicit_layout:  # `:tile`: any logical shape, stored padded to whole tiles
+        return None
     if len(dims) < 2:
-        return "a tiled tensor needs at least 2 dimensions (or write `:row_major`)"
+        return ("a tiled tensor needs at least 2 dimensions: write `:tile` after it for a " +
+                "tensor of that logical shape padded to whole tiles, or `:row_major`")
     if int(dims[-2]) % 32 or int(dims[-1]) % 32:
         return ("the two innermost dimensions of a tiled tensor must be multiples of 32 " +
-                "(32x32 tiles), or write `:row_major`")
+                "(32x32 tiles): write `:tile` after it for a tensor of that logical shape " +
+                "padded to whole tiles (ttnn's TILE_LAYOUT), or `:row_major`")
     return None
 
 def target_error(target):

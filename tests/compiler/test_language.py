@@ -111,6 +111,34 @@ for i in range(K):
     assert "ttl.copy" not in result.ir
 
 
+@pytest.mark.parametrize(("dtype", "start"), [("bf16", 0), ("f32", 2)])
+def test_block_and_dfb_dtype_are_compile_time_names(compile_source, dtype, start):
+    # Issue 28: `blk.dtype` / `dfb.dtype` in kernels, as upstream's examples branch on it.
+    body = """
+with a_dfb.reserve() as blk:
+    if blk.dtype == "bf16" and a_dfb.dtype == blk.dtype and a.dtype != "f32":
+        ttl.copy(a[0:2, 0:2], blk).wait()
+    else:
+        ttl.copy(a[2:4, 2:4], blk).wait()
+"""
+    specs = {"a": f"{dtype}[128,128]", "y": f"{dtype}[128,128]"}
+    result = compile_source(program(body), "op", specs)
+    assert "scf.if" not in result.ir  # decided at compile time
+    assert result.ir.count("ttl.copy") == 1
+    assert f"%0 = arith.constant {start} : i32" in result.ir, result.ir
+
+
+def test_strings_compare_only_for_equality(compile_error):
+    body = """
+with a_dfb.reserve() as blk:
+    if blk.dtype < "f32":  # ERROR
+        ttl.copy(a[0:2, 0:2], blk).wait()
+"""
+    err = compile_error(program(body), "op", SPECS)
+    assert err.message == "cannot compare str value"
+    assert err.hint == "compare integers, or two strings with == or !="
+
+
 def test_node_and_grid_size_flattening(compile_source):
     body = """
 me = ttl.node(dims=1)

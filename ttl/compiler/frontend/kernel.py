@@ -95,6 +95,7 @@ _BLOCK_CMP: dict[type, str] = {
     ast.Eq: "eq",
     ast.NotEq: "ne",
 }
+_STR_CMP = (ast.Eq, ast.NotEq)
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
 _OpT = TypeVar("_OpT", bound=Operation)
@@ -358,12 +359,13 @@ class KernelCompiler(
 
     # ------------------------------------------------------------ expressions
     def visit_Constant(self, node: ast.Constant) -> Any:
-        if isinstance(node.value, bool | int | float) or node.value is None:
+        # A str is a compile-time name (``blk.dtype == "bf16"``, print's text).
+        if isinstance(node.value, bool | int | float | str) or node.value is None:
             return node.value
         self.fail(
             f"{type(node.value).__name__} constants are not supported in a kernel",
             node,
-            "kernels compute with integers and blocks",
+            "kernels compute with integers, strings known at compile time and blocks",
         )
 
     def visit_Name(self, node: ast.Name) -> Any:
@@ -504,9 +506,18 @@ class KernelCompiler(
                     node,
                     "compare integers with == != < <= > >=",
                 )
+            if isinstance(left, str) and isinstance(right, str) and type(op) in _STR_CMP:
+                # Compile-time names (``blk.dtype == "bf16"``): decided here.
+                result = self._and(result, (left == right) == (type(op) is ast.Eq), node)
+                left = right
+                continue
             for v, n in ((left, node.left), (right, right_node)):
                 if not is_scalar(v):
-                    self.fail(f"cannot compare {self.describe(v)}", n, "compare integers")
+                    self.fail(
+                        f"cannot compare {self.describe(v)}",
+                        n,
+                        "compare integers, or two strings with == or !=",
+                    )
             if isinstance(left, Dyn) or isinstance(right, Dyn):
                 cmp = self.emit(
                     arith.CmpiOp(self.to_ssa(left, node), self.to_ssa(right, node), _CMP[type(op)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttl.targets import TILE_COLS, TILE_ROWS
@@ -38,7 +39,7 @@ def row_page_bytes(row_elements: int, element_bytes: int) -> int:
     return -(-row // ROW_MAJOR_PAGE_ALIGNMENT) * ROW_MAJOR_PAGE_ALIGNMENT
 
 
-def tile_padded(shape: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+def tile_padded(shape: Sequence[int]) -> tuple[int, ...]:
     """The stored shape of a tiled tensor of logical ``shape``: the two innermost
     dimensions rounded up to whole 32x32 tiles, a scalar or a vector first given leading
     dimensions of 1 (as ttnn stores a ``TILE_LAYOUT`` tensor)."""
@@ -63,6 +64,10 @@ def normalize_dtype(dtype: object) -> str:
 MAX_TENSOR_ELEMENTS = 1 << 31
 
 
+class NotWholeTilesError(ValueError):
+    """A tiled tensor's stored shape is not whole 32x32 tiles (or has fewer than 2 dims)."""
+
+
 @dataclass(frozen=True)
 class TensorSpec:
     """Shape (in elements), dtype (``bf16``/``f32``/``bfp8``) and layout of a tensor.
@@ -75,7 +80,7 @@ class TensorSpec:
     ``shape`` is the stored shape, which kernels index. ``logical`` is a tiled
     tensor's logical shape where tile padding makes the two differ (a ttnn
     ``TILE_LAYOUT`` tensor of shape ``[1, 1]`` is stored as one 32x32 tile):
-    an operation's top level reads it as ``tensor.shape``.
+    an operation reads it as ``tensor.shape``, at its top level and in kernels.
     """
 
     shape: tuple[int, ...]
@@ -106,9 +111,11 @@ class TensorSpec:
                 raise ValueError("bfp8 tensors are tiled: drop ':row_major' or use bf16/f32")
             return
         if len(self.shape) < 2:
-            raise ValueError(f"a tiled tensor needs at least 2 dimensions, got shape {self.shape}")
+            raise NotWholeTilesError(
+                f"a tiled tensor needs at least 2 dimensions, got shape {self.shape}"
+            )
         if self.shape[-2] % TILE_ROWS or self.shape[-1] % TILE_COLS:
-            raise ValueError(
+            raise NotWholeTilesError(
                 f"the two innermost dimensions of a tiled tensor must be multiples of 32, "
                 f"got shape {self.shape}"
             )
@@ -134,7 +141,8 @@ class TensorSpec:
 
     @property
     def logical_shape(self) -> tuple[int, ...]:
-        """The shape the operation's top level sees: the logical one, else the stored one."""
+        """The shape the operation reads as ``tensor.shape``: the logical one, else the
+        stored one."""
         return self.logical if self.logical is not None else self.shape
 
     @property
@@ -177,9 +185,7 @@ class TensorSpec:
             return cls.padded(dims, m.group(1))
         try:
             return cls(dims, m.group(1), m.group(3) or TILE)
-        except ValueError as e:
-            if m.group(3) or "tiled tensor" not in str(e):
-                raise
+        except NotWholeTilesError as e:  # only without a layout: :tile pads, above
             raise ValueError(
                 f"{e}: write :tile after it for a tensor of that logical shape stored padded "
                 "to whole tiles (ttnn's TILE_LAYOUT), or :row_major"

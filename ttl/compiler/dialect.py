@@ -562,7 +562,8 @@ class TensorOp(IRDLOperation):
     """Declares operation parameter ``index`` as a tensor symbol.
 
     ``logical_shape``: a tiled tensor's logical shape where tile padding stores it as
-    the larger ``tensor_type`` (the operation's top level saw it; kernels do not).
+    the larger ``tensor_type`` (the operation read it as ``tensor.shape``; kernels
+    index the stored tiles).
     """
 
     name = "ttl.tensor"

@@ -36,7 +36,7 @@ def _tensor_entry(t: d.TensorOp) -> dict[str, Any]:
         "dtype": ty.dtype,
         "layout": ty.layout_name,
     }
-    if t.logical_dims is not None:  # what the top level saw: e.g. [1, 1] for one padded tile
+    if t.logical_dims is not None:  # what tensor.shape read: e.g. [1, 1] for one padded tile
         entry["logical_shape"] = list(t.logical_dims)
     if ty.is_row_major:
         pages = ty.dims[:-1]

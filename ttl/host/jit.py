@@ -228,12 +228,12 @@ def _run_on_device(
     overrides: CompilerOptions,
     index: int | None,
     shards: Sequence[ShardLayout | None] = (),
-    logical: Mapping[str, tuple[int, ...] | None] | None = None,
+    logical: Mapping[str, tuple[int, ...] | None],
 ) -> tuple:
     """One launch of ``op`` on ``arrays``; ``index``: which device of a mesh (None: no mesh);
     ``shards``: the layout of each L1-sharded tensor (None: interleaved in DRAM);
     ``logical``: each ttnn tensor's logical shape (None: its array's shape)."""
-    bound = _specs(op, params, arrays, loc, logical or {})
+    bound = _specs(op, params, arrays, loc, logical)
     if specs is not None:
         from ttl.compiler.evaluate import check_tensors
 

@@ -204,12 +204,17 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     )
 
 
+def _is_dims(value: object) -> bool:
+    """Whether a manifest value is a shape: a list of positive ints."""
+    return isinstance(value, list) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in value
+    )
+
+
 def _shape(entry: dict, where: str) -> tuple[int, ...]:
     """A manifest tensor's shape: a list of positive ints of bounded size."""
     shape = entry["shape"]
-    if not isinstance(shape, list) or not all(
-        isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape
-    ):
+    if not _is_dims(shape):
         raise BundleError(
             f"{where}: tensor '{entry['name']}' has shape {shape!r}; a shape is a list of "
             "positive integers"
@@ -229,8 +234,7 @@ def _logical_shape(entry: dict, where: str) -> tuple[int, ...] | None:
         return None
     logical = entry["logical_shape"]
     if (
-        not isinstance(logical, list)
-        or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in logical)
+        not _is_dims(logical)
         or _layout(entry, where) != "tile"
         or tile_padded(logical) != tuple(entry["shape"])
     ):

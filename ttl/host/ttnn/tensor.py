@@ -74,7 +74,7 @@ class Shape(tuple):
 def padded(shape: Sequence[int], layout: Layout) -> tuple[int, ...]:
     """The stored shape: the two innermost dimensions rounded up to whole tiles (a
     scalar or a vector first gains leading dimensions of 1, as ttnn tiles them)."""
-    return tile_padded(list(shape)) if layout is TILE_LAYOUT else tuple(shape)
+    return tile_padded(shape) if layout is TILE_LAYOUT else tuple(shape)
 
 
 def _pad(logical: np.ndarray, dtype: DataType, layout: Layout, fill: float) -> np.ndarray:
@@ -211,8 +211,8 @@ class Tensor:
         return self._l1_shards
 
     def __ttl_logical_shape__(self) -> tuple[int, ...] | None:
-        """The logical shape an operation's top level sees as ``tensor.shape`` (None for
-        a row-major tensor, whose stored shape is its logical one)."""
+        """The logical shape an operation reads as ``tensor.shape`` (None for a row-major
+        tensor, whose stored shape is its logical one)."""
         return tuple(self._shape) if self.layout is TILE_LAYOUT else None
 
     def __ttl_host_array__(

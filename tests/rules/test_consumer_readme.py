@@ -10,7 +10,9 @@ Then, as a user would:
 * the README's `ttl run run_add_mul.py` command runs the operation from Python;
 * the same command with another `PATH` runs no test again (cached results);
 * a second output base in the same workspace, next to the first one's
-  `bazel-*` links, loads `//...` (the `.bazelignore`).
+  `bazel-*` links, loads `//...` (the `.bazelignore`);
+* remote caches that are down, silent (the recipe's `--remote_timeout`) or full
+  of garbage entries (the recipe's recovery build) end in a correct build.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ import os
 import re
 import socket
 import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from bazel_harness import ROOT, read_execution_log
@@ -161,3 +167,108 @@ def test_unreachable_grpc_cache_fails_before_any_action(consumer):
     assert result.returncode != 0
     assert "Failed to query remote execution capabilities" in result.stderr
     assert f"127.0.0.1:{port}" in result.stderr
+
+
+@contextmanager
+def _silent_server() -> Iterator[int]:
+    """A loopback port that accepts connections and never answers (a hung cache)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def test_silent_http_cache_costs_the_recipes_timeout_then_builds_locally(consumer, tmp_path):
+    """A cache that accepts and never answers: the recipe's `--remote_timeout=10`
+    (from its `.bazelrc`) bounds every request; Bazel warns and builds locally."""
+    ws, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    source = ws / "add_mul.py"
+    source.write_text(source.read_text() + "\n# edited again: the compile action runs again\n")
+    log = tmp_path / "exec.json"
+    with _silent_server() as port:
+        start = time.monotonic()
+        result = bazel(
+            "build",
+            "//...",
+            f"--remote_cache=http://127.0.0.1:{port}",
+            f"--execution_log_json_file={log}",
+            as_user=True,
+            timeout=600,
+        )
+        elapsed = time.monotonic() - start
+    assert result.returncode == 0, result.stderr
+    assert "WARNING: Reading from Remote Cache" in result.stderr
+    assert "timed out" in result.stderr
+    ran = {s["mnemonic"] for s in read_execution_log(log) if not s["remoteCacheHit"]}
+    assert "TtlCompile" in ran
+    # Bazel's default of 60 s per request would take minutes here.
+    assert elapsed < 300, f"the build took {elapsed:.0f} s"
+
+
+def test_bad_action_cache_entries_end_in_a_correct_build(consumer, http_cache, tmp_path):
+    """Entries of a cache that damaged its files (docs/rules.md, "Remote cache").
+
+    Garbage (bytes that are no ActionResult) is a miss: Bazel warns, builds
+    locally and uploads over it. An empty entry parses as an ActionResult with
+    no outputs: each build that reads it fails, until one build with the recipe's
+    `--noremote_accept_cached` overwrites it.
+    """
+    ws, bazel, first = consumer
+    assert first.returncode == 0, first.stderr
+    cache = f"--remote_cache={http_cache.url}"
+    source = ws / "add_mul.py"
+    original = source.read_text()
+
+    def build_variant(number: int, *flags: str) -> subprocess.CompletedProcess[str]:
+        # A new comment is a new action key; variant 2 between two builds of
+        # variant 1 makes the second one look variant 1's outputs up again.
+        source.write_text(f"{original}\n# variant {number}\n")
+        return bazel("build", "//...", *flags, as_user=True)
+
+    ac = http_cache.cache / "ac"
+    before = set(ac.iterdir()) if ac.exists() else set()
+    assert build_variant(1, cache).returncode == 0
+    entries = sorted(set(ac.iterdir()) - before)
+    assert entries, "the build uploaded no action results"
+
+    for entry in entries:
+        entry.write_bytes(b"\x00garbage")
+    assert build_variant(2).returncode == 0
+    log = tmp_path / "exec.json"
+    garbage = build_variant(1, cache, f"--execution_log_json_file={log}")
+    assert garbage.returncode == 0, garbage.stderr
+    assert "WARNING: Reading from Remote Cache" in garbage.stderr
+    ran = {s["mnemonic"] for s in read_execution_log(log) if not s["remoteCacheHit"]}
+    assert "TtlCompile" in ran
+    assert all(entry.read_bytes() != b"\x00garbage" for entry in entries)
+
+    for entry in entries:
+        entry.write_bytes(b"")
+    assert build_variant(2).returncode == 0
+    broken = build_variant(1, cache)
+    assert broken.returncode != 0, "Bazel read empty entries and built: update docs/rules.md"
+    assert "was not created" in broken.stderr
+    recovery = build_variant(1, cache, "--noremote_accept_cached")
+    assert recovery.returncode == 0, recovery.stderr
+    assert all(entry.stat().st_size > 0 for entry in entries)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -287,9 +288,47 @@ def test_a_bundle_file_that_is_dev_zero_is_refused_not_read(eltwise_bundle, tmp_
     else:
         (bad / member).rename(bad / "real-manifest.json")
     (bad / member).symlink_to("/dev/zero")
-    with pytest.raises(BundleError, match="not a regular file \\(a character device\\)"):
+    refusal = "not a regular file \\(a character device\\)|resolves to /dev/zero, outside"
+    with pytest.raises(BundleError, match=refusal):
         load_bundle(bad)
-    assert any("character device" in p or "unreadable" in p for p in _check_bundle_problems(bad))
+    assert any(
+        "character device" in p or "unreadable" in p or "outside the bundle" in p
+        for p in _check_bundle_problems(bad)
+    )
+
+
+@pytest.mark.parametrize("member", ["elf/compute.elf", "kernels/compute.cpp"])
+def test_a_bundle_file_linked_outside_the_bundle_is_refused(eltwise_bundle, tmp_path, member):
+    # The outside copy has the listed hash: only confinement keeps it out.
+    bad = _copy(eltwise_bundle, tmp_path)
+    outside = tmp_path / "outside" / Path(member).name
+    outside.parent.mkdir()
+    shutil.copyfile(bad / member, outside)
+    (bad / member).unlink()
+    (bad / member).symlink_to(outside)
+    assert any(f"{member} resolves to {outside}, outside" in p for p in _check_bundle_problems(bad))
+    if member.startswith("elf/"):  # the loader reads sources only to name a line
+        with pytest.raises(BundleError, match=f"{member} resolves to {outside}, outside the"):
+            load_bundle(bad)
+
+
+def test_a_bundle_linked_in_as_bazel_presents_it_loads_and_runs(eltwise_bundle, tmp_path):
+    """Runfiles and sandboxes: a symlink to the bundle's directory, or one symlink per
+    file (a directory of links, as Bazel's sandbox lays out a tree artifact)."""
+    linked_dir = tmp_path / "dir_link"
+    linked_dir.symlink_to(eltwise_bundle)
+    per_file = tmp_path / "file_links"
+    for real in sorted(Path(eltwise_bundle).rglob("*")):
+        if real.is_file():
+            link = per_file / real.relative_to(eltwise_bundle)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(real)
+    a, b, c = _inputs()
+    for bundle_path in (linked_dir, per_file):
+        y = np.zeros(SHAPE, BF16)
+        run(load_bundle(bundle_path), a, b, c, y)
+        np.testing.assert_array_equal(y.view(np.uint16), fma_in_dst(a, b, c).view(np.uint16))
+        assert _check_bundle_problems(bundle_path) == []
 
 
 def test_a_fifo_in_a_bundle_does_not_block_its_readers(eltwise_bundle, tmp_path):

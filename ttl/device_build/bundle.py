@@ -44,11 +44,26 @@ class UnsafeBundleFileError(ValueError):
 
 def bundle_member(root: str | os.PathLike, rel: str) -> str:
     """The path of ``rel`` inside bundle ``root``; ``rel`` must be a relative path with
-    no ``..`` component (manifest entries are untrusted input)."""
+    no ``..`` component (manifest entries are untrusted input), and the file must stay
+    in the bundle once symlinks are resolved.
+
+    Bazel's runfiles and sandboxes present a bundle as a symlink to its directory or
+    as one symlink per file, so a member may be a symlink, but only to the file of the
+    same name in the directory the bundle's manifest resolves into: a link to
+    anything else (``/etc/passwd``, another bundle's ELF, a sibling file) is refused.
+    """
     parts = rel.replace("\\", "/").split("/")
     if not rel or os.path.isabs(rel) or any(p in ("", ".", "..") for p in parts):
         raise UnsafeBundleFileError(f"{rel!r} is not a path inside the bundle")
-    return os.path.join(os.fspath(root), *parts)
+    path = os.path.join(os.fspath(root), *parts)
+    real_root = os.path.dirname(os.path.realpath(os.path.join(os.fspath(root), MANIFEST)))
+    resolved = os.path.realpath(path)
+    if resolved != os.path.join(real_root, *parts):
+        raise UnsafeBundleFileError(
+            f"{rel} resolves to {resolved}, outside the bundle (its manifest is in "
+            f"{real_root}): a bundle's files are its own, not links to other files"
+        )
+    return path
 
 
 def kernel_members(source: object) -> tuple[str, str]:

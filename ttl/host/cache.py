@@ -391,18 +391,35 @@ def store(
     return final
 
 
-#: ``$TTL_CACHE_MAX_MB``: the size the cache's entries may take (default 1024 MiB);
-#: past it, the least recently used entries are removed after a new one is published.
+#: ``$TTL_CACHE_MAX_BYTES`` (or ``$TTL_CACHE_MAX_MB``, in MiB): the size the cache's
+#: entries may take (default 1024 MiB); past it, the least recently used entries are
+#: removed after a new one is published.
+MAX_BYTES_ENV = "TTL_CACHE_MAX_BYTES"
 MAX_MB_ENV = "TTL_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 1024
 
 
 def max_bytes() -> int:
-    """The cache's size limit in bytes."""
-    try:
-        return int(float(os.environ.get(MAX_MB_ENV) or DEFAULT_MAX_MB) * (1 << 20))
-    except ValueError:
-        return DEFAULT_MAX_MB << 20
+    """The cache's size limit in bytes: ``$TTL_CACHE_MAX_BYTES``, else
+    ``$TTL_CACHE_MAX_MB`` MiB, else the default; a value that is not a non-negative
+    number is a one-line notice and the default."""
+    for name, unit in ((MAX_BYTES_ENV, 1), (MAX_MB_ENV, 1 << 20)):
+        raw = os.environ.get(name, "").strip()
+        if not raw:
+            continue
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not value >= 0 or value == float("inf"):
+            _notice(
+                f"${name}={raw!r} is not a size (write a number of "
+                f"{'bytes' if unit == 1 else 'MiB'}); the cache keeps the default "
+                f"{DEFAULT_MAX_MB} MiB"
+            )
+            break
+        return int(value * unit)
+    return DEFAULT_MAX_MB << 20
 
 
 def evict(root: Path, keep: str) -> list[str]:

@@ -373,7 +373,11 @@ def _bundle(
             if problem is not None:
                 raise BundleError(f"{path} {problem}")
         except BundleError as e:  # a damaged file its record cannot see: rebuild it below
-            print(f"ttl: discarding the damaged cache entry ({e}); rebuilding it", file=sys.stderr)
+            if os.path.lexists(path):  # else another process evicted it: a plain miss
+                print(
+                    f"ttl: discarding the damaged cache entry ({e}); rebuilding it",
+                    file=sys.stderr,
+                )
             bundle = None
         if bundle is not None:
             cache.STATS.hits += 1

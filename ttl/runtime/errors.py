@@ -61,7 +61,18 @@ class KernelFaultError(KernelError):
 
 
 class RunawayKernelError(KernelError):
-    """A kernel exceeded its instruction budget."""
+    """A kernel exceeded its instruction budget.
+
+    ``sites`` holds one line per other unfinished kernel: where it runs or what it
+    waits on (two kernels that loop forever exchanging data name both lines).
+    """
+
+    def __init__(self, message: str, context: KernelContext, sites: list[str] | None = None):
+        self.detail = message
+        self.sites = sites or []
+        if self.sites:
+            message += "\nThe other unfinished kernels:\n" + "\n".join(self.sites)
+        super().__init__(message, context)
 
 
 class LivelockError(DeviceError):

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttl.runtime.errors import DeadlockError, InterruptedRunError, LivelockError
+from ttl.runtime.errors import (
+    DeadlockError,
+    InterruptedRunError,
+    LivelockError,
+    RunawayKernelError,
+)
 from ttl.runtime.hart import Hart, HartState
 from ttl.runtime.signposts import SignpostStats, Zone
 from ttl.runtime.timeline import DfbCount, NocTransfer
@@ -174,18 +183,60 @@ def run_harts(harts: list[Hart], quantum: int | None, livelock_budget: int | Non
     (no block, finish, DFB or semaphore word, NOC transfer or tile command),
     they are spinning on something that will not change: raise LivelockError.
     """
+    with _ctrl_c_between_rounds() as interrupted:
+        try:
+            return _run_rounds(harts, quantum, livelock_budget, interrupted)
+        except KeyboardInterrupt:  # Ctrl-C: where every kernel was, as a deadlock report says
+            raise _interrupted(harts) from None
+        except RunawayKernelError as e:
+            if e.sites:
+                raise
+            ctx = e.context
+            others = [h for h in harts if (h.node.coord, h.slot) != (ctx.node, ctx.slot)]
+            raise RunawayKernelError(e.detail, ctx, _sites(others)) from None
+
+
+@contextmanager
+def _ctrl_c_between_rounds() -> Iterator[list[bool]]:
+    """While harts run, Ctrl-C sets a flag the scheduler reads between rounds.
+
+    Python raises KeyboardInterrupt wherever the main thread is, and it is often
+    inside an emulator callback, where ctypes prints the exception and drops it:
+    the Ctrl-C would be lost and an endless run would go on. A handler that only
+    sets a flag loses nothing; a Ctrl-C that arrives as the run ends is raised
+    after it. A program that installed its own SIGINT handler keeps it.
+    """
+    flag = [False]
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield flag
+        return
+
+    def note(signum: int, frame: object) -> None:
+        flag[0] = True
+
+    previous = signal.signal(signal.SIGINT, note)
     try:
-        return _run_rounds(harts, quantum, livelock_budget)
-    except KeyboardInterrupt:  # Ctrl-C: where every kernel was, as a deadlock report says
-        raise _interrupted(harts) from None
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if flag[0]:
+        raise KeyboardInterrupt
 
 
-def _run_rounds(harts: list[Hart], quantum: int | None, livelock_budget: int | None) -> int:
+def _run_rounds(
+    harts: list[Hart], quantum: int | None, livelock_budget: int | None, interrupted: list[bool]
+) -> int:
     rounds = 0
     blocked, done = HartState.BLOCKED, HartState.DONE
     live = [h for h in harts if h.state is not done]
     watch = _ProgressWatch(harts, livelock_budget)
     while live:
+        if interrupted[0]:
+            interrupted[0] = False  # reported here, not raised again on the way out
+            raise _interrupted(harts)
         rounds += 1
         watch.check()
         ran = False

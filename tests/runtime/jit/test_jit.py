@@ -156,6 +156,13 @@ def _replace(path, target):
         path.symlink_to(target)
 
 
+def _outside_copy(entry):
+    """A copy of the entry's ELF outside the cache: the same bytes, the listed hash."""
+    copy = entry.parent.parent / "outside.elf"
+    shutil.copyfile(entry / "elf" / "compute.elf", copy)
+    return copy
+
+
 def _damage_manifest(entry):
     manifest = entry / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"grid"', '"grid" ', 1))
@@ -170,7 +177,8 @@ def _damage_manifest(entry):
         (lambda e: (e / ".ttl-entry.json").write_text("{"), "unreadable"),
         (lambda e: (shutil.rmtree(e), e.write_text("x")), "not a directory"),
         (lambda e: _replace(e / "manifest.json", "/dev/zero"), "a character device"),
-        (lambda e: _replace(e / "elf" / "compute.elf", "/dev/zero"), "a character device"),
+        (lambda e: _replace(e / "elf" / "compute.elf", "/dev/zero"), "outside the bundle"),
+        (lambda e: _replace(e / "elf" / "compute.elf", _outside_copy(e)), "outside the bundle"),
         (lambda e: _replace(e / "elf" / "compute.elf", None), "a FIFO"),
     ],
     ids=[
@@ -181,6 +189,7 @@ def _damage_manifest(entry):
         "a-file",
         "manifest-dev-zero",
         "elf-dev-zero",
+        "elf-linked-outside",
         "elf-fifo",
     ],
 )
@@ -304,7 +313,7 @@ def test_the_cache_evicts_its_least_recently_used_entries_past_its_size(
     add_mul(*_inputs((32, 32)))
     (first,) = root.iterdir()
     size = sum(f.stat().st_size for f in first.rglob("*") if f.is_file())
-    monkeypatch.setenv(cache.MAX_MB_ENV, str(1.5 * size / (1 << 20)))  # room for one
+    monkeypatch.setenv(cache.MAX_BYTES_ENV, str(int(1.5 * size)))  # room for one
     add_mul(*_inputs((32, 64)))
     (second,) = root.iterdir()
     assert second != first  # the older entry made room for the new one
@@ -313,6 +322,51 @@ def test_the_cache_evicts_its_least_recently_used_entries_past_its_size(
     add_mul(*_inputs((32, 64)))  # the kept entry is still served
     add_mul(*_inputs((32, 32)))  # the evicted one is compiled again
     assert compiles == ["eltwise_add_mul"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [(cache.MAX_BYTES_ENV, "{size}"), (cache.MAX_MB_ENV, "{size_mb}")]
+)
+def test_the_size_limit_is_set_in_bytes_or_mib(monkeypatch, name, value):
+    size = 3 << 20
+    monkeypatch.delenv(cache.MAX_BYTES_ENV, raising=False)
+    monkeypatch.delenv(cache.MAX_MB_ENV, raising=False)
+    assert cache.max_bytes() == cache.DEFAULT_MAX_MB << 20
+    monkeypatch.setenv(name, value.format(size=size, size_mb=3))
+    assert cache.max_bytes() == size
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "nan", "inf"])
+def test_a_size_limit_that_is_no_size_is_a_notice_and_the_default(monkeypatch, capsys, value):
+    monkeypatch.setenv(cache.MAX_BYTES_ENV, value)
+    assert cache.max_bytes() == cache.DEFAULT_MAX_MB << 20
+    err = capsys.readouterr().err
+    assert f"ttl: $TTL_CACHE_MAX_BYTES={value!r} is not a size (write a number of bytes)" in err
+
+
+def test_an_entry_evicted_by_another_process_while_read_is_a_quiet_rebuild(
+    add_mul, monkeypatch, fresh_jit, capsys
+):
+    """No lock between readers and eviction: an entry removed between the lookup and
+    the reading of its files (another process's `evict`) is compiled again."""
+    a, b, c, y = _inputs((32, 32))
+    add_mul(a, b, c, y)
+    monkeypatch.setattr(jit, "_BUNDLES", {})  # as in a new process
+    found = cache.lookup
+
+    def lookup_then_evicted(key):
+        path = found(key)
+        shutil.rmtree(path)
+        return path
+
+    monkeypatch.setattr(cache, "lookup", lookup_then_evicted)
+    capsys.readouterr()
+    compiles = _count_compiles(monkeypatch)
+    y[...] = 0
+    add_mul(a, b, c, y)
+    np.testing.assert_array_equal(y, fma_in_dst(a, b, c))
+    assert compiles == ["eltwise_add_mul"]
+    assert "damaged" not in capsys.readouterr().err
 
 
 def test_a_full_disk_is_a_located_error(add_mul, monkeypatch):
@@ -648,8 +702,14 @@ def test_kernels_that_move_data_forever_are_reported_at_their_own_line(
     device = Device("wormhole_b0", (1, 1), instruction_budget=100_000)
     with pytest.raises(RunawayKernelError) as info:
         module.forever(np.ones((32, 32), BF16), np.zeros((32, 32), BF16), device=device)
-    assert f"at forever.py:{line + 1} (kernels/" in str(info.value)
-    assert "kernel_api_impl.h" not in str(info.value)
+    text = str(info.value)
+    assert f"at forever.py:{line + 1} (kernels/" in text
+    assert "kernel_api_impl.h" not in text
+    # Issue 31: the other kernel of the pair is named at its own line too.
+    consumer = FOREVER.splitlines().index("            with a_dfb.wait() as blk:") + 1
+    (site,) = info.value.sites
+    assert site.startswith("  node (0,0) compute kernel 'consumer': ")
+    assert f"forever.py:{consumer}" in site and site in text
 
 
 def test_ctrl_c_during_a_run_reports_where_each_kernel_was(needs_device_cxx, fresh_jit, tmp_path):

@@ -15,6 +15,7 @@ from typing import Any
 
 from ttl import block, math
 from ttl.dsl import (
+    TILE_SHAPE,
     DataflowBuffer,
     Kernel,
     KernelKind,
@@ -24,7 +25,9 @@ from ttl.dsl import (
     datamovement,
     grid_size,
     make_dataflow_buffer_like,
+    make_dfb,
     node,
+    read_index,
     signpost,
 )
 from ttl.errors import SourceLoc, TTLCompileError
@@ -73,7 +76,6 @@ install_backend(_Toolchain())
 
 bfloat16 = "bf16"
 float32 = "f32"
-TILE_SHAPE = (32, 32)  # rows x columns of one tile, in elements
 
 __all__ = [
     "TILE_SHAPE",
@@ -106,10 +108,12 @@ __all__ = [
     "get_dfb_id",
     "grid_size",
     "make_dataflow_buffer_like",
+    "make_dfb",
     "math",
     "node",
     "operation",
     "raw_addr",
+    "read_index",
     "row_major",
     "signpost",
 ]

@@ -16,8 +16,11 @@ from typing import Any
 
 from ttl._intrinsic import INTRINSIC_ATTR, intrinsic
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
-from ttl.specs import ROW_MAJOR_PAGE_ELEMENTS, TensorSpec
-from ttl.targets import COMPUTE, DATA_MOVEMENT
+from ttl.specs import ROW_MAJOR_PAGE_ELEMENTS, TILE, TensorSpec, normalize_dtype
+from ttl.targets import COMPUTE, DATA_MOVEMENT, TILE_COLS, TILE_ROWS
+
+#: Rows x columns of one tile, in elements.
+TILE_SHAPE = (TILE_ROWS, TILE_COLS)
 
 
 class KernelKind(enum.Flag):
@@ -116,27 +119,32 @@ class Kernel:
 
 @dataclass
 class DataflowBuffer:
-    """A DFB declared at the operation's top level (logical; physical index assigned later)."""
+    """A DFB declared at the operation's top level (logical; physical index assigned later).
 
-    tensor: TensorArg
+    ``tensor``: the tensor it is made like (``make_dataflow_buffer_like``), or None for a
+    DFB of an explicit ``element_dtype`` (``make_dfb``: tiles of that dtype).
+    """
+
+    tensor: TensorArg | None
     shape: tuple[int, ...]
     block_count: int
     loc: SourceLoc
     order: int
     name: str = ""
+    element_dtype: str = ""
 
     @property
     def dtype(self) -> str:
-        return self.tensor.spec.dtype
+        return self.tensor.spec.dtype if self.tensor is not None else self.element_dtype
 
     @property
     def layout(self) -> str:
         """The layout of the tensor it is made like: its shape unit is a tile or an element."""
-        return self.tensor.spec.layout
+        return self.tensor.spec.layout if self.tensor is not None else TILE
 
     @property
     def is_row_major(self) -> bool:
-        return self.tensor.spec.is_row_major
+        return self.tensor is not None and self.tensor.spec.is_row_major
 
     @property
     def tiles_per_block(self) -> int:
@@ -258,8 +266,59 @@ def make_dataflow_buffer_like(
         raise TTLCompileError(
             "the first argument of make_dataflow_buffer_like must be an operation tensor",
             loc,
-            "pass one of the operation's tensor parameters, e.g. make_dataflow_buffer_like(a, ...)",
+            "pass one of the operation's tensor parameters, e.g. make_dataflow_buffer_like(a, "
+            '...), or make a DFB of a dtype: ttl.make_dfb("bf16", shape=...)',
         )
+    dfb = DataflowBuffer(tensor, _dfb_shape(shape, loc), _block_count(block_count, loc), loc, 0)
+    return _declare(ctx, dfb)
+
+
+def make_dfb(
+    dtype: Any, shape: Any, block_count: int = 2, tile: Any = TILE_SHAPE, **kwargs: Any
+) -> DataflowBuffer:
+    """Create a scratch DFB of an explicit element ``dtype`` (spec v0.21): blocks of
+    ``shape`` tiles of ``tile`` elements.
+
+    ``dtype``: a name (``"bf16"``, ``"float32"``, ...), a ttnn dtype or a torch dtype.
+    ``tile``: only TT-Metal's default 32x32 tile (the one the emulator models).
+    """
+    ctx = active_context("ttl.make_dfb()")
+    loc = caller_loc(2)
+    if kwargs:
+        name = next(iter(kwargs))
+        why = " (DFB allocation groups are not supported yet)" if name == "allocation_group" else ""
+        raise TTLCompileError(
+            f"make_dfb() got an unexpected keyword argument {name!r}{why}",
+            loc,
+            "write ttl.make_dfb(dtype, shape, block_count=2, tile=(32, 32))",
+        )
+    try:
+        element_dtype = normalize_dtype(dtype)
+    except ValueError as e:
+        raise TTLCompileError(
+            f"make_dfb(): {e}", loc, 'write e.g. ttl.make_dfb("bf16", shape=(1, 1))'
+        ) from None
+    tile_t = tuple(tile) if isinstance(tile, tuple | list) else tile
+    if tile_t != TILE_SHAPE:
+        raise TTLCompileError(
+            f"make_dfb(tile={tile!r}): only {TILE_SHAPE[0]}x{TILE_SHAPE[1]} tiles are supported "
+            "(smaller TT-Metal tiles are not modelled)",
+            loc,
+            "omit tile= (32x32 tiles)",
+        )
+    shape_t = _dfb_shape(shape, loc)
+    if len(shape_t) < 2:
+        raise TTLCompileError(
+            f"make_dfb() makes blocks of tiles, which need two dimensions; got shape={shape!r}",
+            loc,
+            f"write shape=(1, {shape_t[0]})",
+        )
+    dfb = DataflowBuffer(None, shape_t, _block_count(block_count, loc), loc, 0)
+    dfb.element_dtype = element_dtype
+    return _declare(ctx, dfb)
+
+
+def _dfb_shape(shape: Any, loc: SourceLoc) -> tuple[int, ...]:
     shape_t = (shape,) if isinstance(shape, int) else tuple(shape)
     if not shape_t or not all(isinstance(d, int) and d > 0 for d in shape_t):
         raise TTLCompileError(
@@ -268,13 +327,21 @@ def make_dataflow_buffer_like(
             "write a tuple of tile counts, e.g. shape=(1, 1) (element counts for a row-major "
             "tensor, e.g. shape=(64,))",
         )
+    return shape_t
+
+
+def _block_count(block_count: Any, loc: SourceLoc) -> int:
     if not isinstance(block_count, int) or block_count <= 0:
         raise TTLCompileError(
             f"block_count must be a positive integer, got {block_count!r}",
             loc,
             "write e.g. block_count=2 for double buffering",
         )
-    dfb = DataflowBuffer(tensor, shape_t, block_count, loc, len(ctx.dfbs))
+    return block_count
+
+
+def _declare(ctx: EvalContext, dfb: DataflowBuffer) -> DataflowBuffer:
+    dfb.order = len(ctx.dfbs)
     ctx.dfbs.append(dfb)
     return dfb
 
@@ -429,6 +496,14 @@ setattr(node, INTRINSIC_ATTR, "node")
 @intrinsic("signpost")
 def signpost(name: str) -> Any:
     """A profiling zone (kernel bodies only): ``with ttl.signpost("name"): ...``."""
+
+
+@intrinsic("read_index")
+def read_index(block: Any, *coords: Any) -> Any:
+    """The bf16 or f32 element of ``block`` at scalar-element ``coords`` (one per block
+    dimension) as an index, truncated toward zero (spec v0.21; data-movement kernel
+    bodies only; the block must hold data: waited, or reserved and copied into).
+    The value must be finite, non-negative and at most 2**31 - 1."""
 
 
 @intrinsic("copy")

@@ -614,11 +614,11 @@ class TensorOp(IRDLOperation):
 
 
 class DFBTensorUse(SymbolUserOpInterface):
-    """``ttl.dfb``: its ``tensor`` names a ``ttl.tensor`` of the operation."""
+    """``ttl.dfb``: its ``tensor``, if any, names a ``ttl.tensor`` of the operation."""
 
     def verify(self, op: Operation) -> None:
         assert isinstance(op, DFBOp)
-        if op.parent_op() is None:
+        if op.parent_op() is None or op.tensor is None:
             return
         if not isinstance(lookup_declaration(op, op.tensor), TensorOp):
             raise VerifyException(f"'{op.tensor.string_value()}' is not a ttl.tensor")
@@ -626,7 +626,8 @@ class DFBTensorUse(SymbolUserOpInterface):
 
 @irdl_op_definition
 class DFBOp(IRDLOperation):
-    """Declares a dataflow buffer made like tensor ``tensor``.
+    """Declares a dataflow buffer, made like tensor ``tensor`` or (no ``tensor``) of the
+    element type its ``dfb_type`` names (``ttl.make_dfb``).
 
     ``scratch``: the compiler made it for one compute kernel's own use, one block
     at a time (an accumulator, an expression operand, a shadow): no other kernel
@@ -637,7 +638,7 @@ class DFBOp(IRDLOperation):
     name = "ttl.dfb"
 
     sym_name = prop_def(SymbolNameConstraint())
-    tensor = prop_def(FlatSymbolRefAttr)
+    tensor = opt_prop_def(FlatSymbolRefAttr)
     block_count = prop_def(IntegerAttr[I64])
     page_size = prop_def(IntegerAttr[I64])
     dfb_type = prop_def(DFBType)
@@ -656,7 +657,7 @@ class DFBOp(IRDLOperation):
     def __init__(
         self,
         name: str,
-        tensor: str,
+        tensor: str | None,
         dfb_type: DFBType,
         block_count: int,
         page_size: int,
@@ -664,11 +665,12 @@ class DFBOp(IRDLOperation):
     ):
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(name),
-            "tensor": SymbolRefAttr(tensor),
             "block_count": IntegerAttr(block_count, i64),
             "page_size": IntegerAttr(page_size, i64),
             "dfb_type": dfb_type,
         }
+        if tensor is not None:
+            properties["tensor"] = SymbolRefAttr(tensor)
         if scratch:
             properties["scratch"] = UnitAttr()
         super().__init__(properties=properties)
@@ -1898,6 +1900,40 @@ class RawAddrOp(IRDLOperation):
         super().__init__(operands=[tensor], result_types=[i32])
 
 
+@irdl_op_definition
+class ReadIndexOp(IRDLOperation):
+    """``ttl.read_index(block, *coords)`` (spec v0.21): the bf16 or f32 element of a
+    data-movement kernel's block at scalar-element ``coords`` (one per block
+    dimension), truncated toward zero to an index.
+
+    Reads L1: ordered with the copies and releases around it (never moved or merged).
+    """
+
+    name = "ttl.read_index"
+
+    block = operand_def(BlockType)
+    coords = var_operand_def(EqAttrConstraint(i32))
+    result = result_def(i32)
+
+    traits = traits_def(MemoryReadEffect())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$block `[` $coords `]` attr-dict `:` type($block)"
+
+    def __init__(self, block: SSAValue, coords: Sequence[SSAValue]):
+        super().__init__(operands=[block, list(coords)], result_types=[i32])
+
+    def verify_(self) -> None:
+        ty = self.block.type
+        assert isinstance(ty, BlockType)
+        if len(self.coords) != len(ty.dims):
+            raise VerifyException(
+                f"{len(self.coords)} coordinates for a block of rank {len(ty.dims)}"
+            )
+        if ty.dtype not in ("bf16", "f32"):
+            raise VerifyException(f"read_index reads bf16 or f32 elements, not {ty.dtype}")
+
+
 class ExternDFBSymbolUse(SymbolUserOpInterface):
     """``ttl.call_extern``: every ``#ttl.dfb_descriptor`` / ``#ttl.dfb_id`` names a ``ttl.dfb``."""
 
@@ -2332,6 +2368,7 @@ TTL = Dialect(
         PopOp,
         SliceOp,
         CopyOp,
+        ReadIndexOp,
         TransferWaitOp,
         NodeOp,
         ReadOp,

@@ -260,7 +260,7 @@ def _evaluate_per_node(
 def _declarations(ctx: EvalContext) -> tuple[Any, ...]:
     return (
         [(t.kind, t.fn.__name__) for t in ctx.threads],
-        [(f.tensor.name, f.shape, f.block_count) for f in ctx.dfbs],
+        [(f.tensor.name if f.tensor else f.dtype, f.shape, f.block_count) for f in ctx.dfbs],
         [s.initial_value for s in ctx.semaphores],
     )
 

@@ -56,7 +56,7 @@ def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:
         "name": f.sym_name.data,
         # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
         "physical_index": f.physical_index.value.data,  # type: ignore[union-attr]
-        "like_tensor": f.tensor.root_reference.data,
+        "like_tensor": f.tensor.root_reference.data if f.tensor is not None else None,
         "block_shape": list(ty.dims),
         "pages_per_block": ty.num_tiles,
         "block_count": count,

@@ -73,6 +73,46 @@ static inline int32_t ttl_floordiv(int32_t a, int32_t b) {
 }
 """
 
+READ_INDEX_HELPER = """
+// ttl.read_index: an f32's bits as an index, truncated toward zero, in integer
+// arithmetic (the data-movement cores have no FPU). The spec requires a finite
+// value in [0, 2^31 - 1]; a negative or smaller-than-one value reads as 0.
+static inline uint32_t ttl_index_of_f32_bits(uint32_t bits) {
+  const int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xffu) - 127;
+  if ((bits >> 31) != 0u || exponent < 0) {
+    return 0u;
+  }
+  const uint32_t mantissa = (bits & 0x7fffffu) | 0x800000u;
+  return exponent >= 23 ? mantissa << (exponent - 23) : mantissa >> (23 - exponent);
+}
+"""
+
+#: An integer term of C++ index arithmetic: a constant, folded, or an expression.
+_Term = int | str
+
+
+def _add(a: _Term, b: _Term) -> _Term:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if a == 0:
+        return b
+    return a if b == 0 else f"{a} + {b}"
+
+
+def _mul(a: _Term, k: int) -> _Term:
+    if isinstance(a, int):
+        return a * k
+    return a if k == 1 else f"({a}) * {k}"
+
+
+def _div(a: _Term, k: int) -> _Term:
+    return a // k if isinstance(a, int) else f"({a}) / {k}"
+
+
+def _mod(a: _Term, k: int) -> _Term:
+    return a % k if isinstance(a, int) else f"({a}) % {k}"
+
+
 _CPP_KEYWORDS = frozenset(
     [
         "alignas",
@@ -315,6 +355,7 @@ class KernelEmitter(SyncEmitMixin):
         self.depth = 1
         self.last_line = -1
         self.needs_floordiv = False
+        self.needs_read_index = False
         self.needs_checks = False
         self.needs_noc_coords = False
         self.converters: set[str] = set()  # of copies between bf16 and f32 (emit/convert.py)
@@ -477,6 +518,8 @@ class KernelEmitter(SyncEmitMixin):
             head.append("")
         if self.needs_floordiv:
             head.append(FLOORDIV_HELPER)
+        if self.needs_read_index:
+            head.append(READ_INDEX_HELPER)
         if self.used_dfbs:
             head.append("// DFB physical indices (compile-time args).")
             for i, name in enumerate(self.used_dfbs):
@@ -851,6 +894,43 @@ class KernelEmitter(SyncEmitMixin):
             return
         assert isinstance(copy, d.CopyOp)
         self.line("noc_async_read_barrier();" if copy.is_read else "noc_async_write_barrier();")
+
+    def op_ReadIndexOp(self, op: d.ReadIndexOp) -> None:
+        """An element of a block in L1: tiles in row-major order, each four 16x16
+        row-major faces (docs/runtime.md, "Tiles"); a row-major block is its elements."""
+        self.needs_read_index = True
+        # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
+        ty: d.BlockType = op.block.type  # type: ignore[assignment]
+        dims = ty.dims
+        coords = [self._term(c) for c in op.coords]
+        if ty.is_row_major:
+            flat = coords[0]
+            for c, n in zip(coords[1:], dims[1:], strict=True):
+                flat = _add(_mul(flat, n), c)
+        else:
+            *outer, r, c = coords
+            tile: _Term = 0
+            for o, n in zip(outer, dims[:-2], strict=True):
+                tile = _add(_mul(tile, n), o)
+            tile = _add(_mul(_add(_mul(tile, dims[-2]), _div(r, 32)), dims[-1]), _div(c, 32))
+            face = _add(_mul(_div(_mod(r, 32), 16), 2), _div(_mod(c, 32), 16))
+            within = _add(_add(_mul(face, 256), _mul(_mod(r, 16), 16)), _mod(c, 16))
+            flat = _add(_mul(tile, 1024), within)
+        addr = self.names[op.block]
+        if ty.dtype == "bf16":
+            element = f"reinterpret_cast<volatile uint16_t*>({addr})[{flat}]"
+            bits = f"static_cast<uint32_t>({element}) << 16"
+        else:
+            bits = f"reinterpret_cast<volatile uint32_t*>({addr})[{flat}]"
+        index = f"static_cast<int32_t>(ttl_index_of_f32_bits({bits}))"
+        self.let(op.result, self.ctype(op.result), index, "index")
+
+    def _term(self, value: SSAValue) -> _Term:
+        """An integer operand: its value if it is a constant (folded), else its name."""
+        op = value.owner
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+            return op.value.value.data
+        return self.val(value)
 
     # ------------------------------------------------------------ external calls
     def op_RawAddrOp(self, op: d.RawAddrOp) -> None:

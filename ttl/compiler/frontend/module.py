@@ -47,7 +47,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
         body.add_op(
             d.DFBOp(
                 f.name,
-                f.tensor.name,
+                f.tensor.name if f.tensor is not None else None,
                 symbols.dfb_types[f.name],
                 f.block_count,
                 tile_bytes(f.dtype),

@@ -12,7 +12,8 @@ Ownership rules (external-functions spec, "DFB synchronization ownership"):
 
 * an external call runs in the kernels its ``kernel=`` selects; a top-level
   call without ``kernel=`` is rejected (placement cannot be inferred from C++);
-* ``ttl.copy`` and ``tx.wait()`` belong to the canonical data-movement kernel,
+* ``ttl.copy``, ``tx.wait()`` and ``ttl.read_index`` belong to the canonical
+  data-movement kernel,
   block math and ``store`` to the canonical compute kernel;
 * a ``reserve``/``wait`` acquisition, and its release, belong to the kernel of
   the acquired block's uses; ``push(kernel=)``/``pop(kernel=)`` select it when
@@ -49,7 +50,7 @@ from ttl.semaphore import SYNC_DSL_VALUES, GroupTransfer
 from ttl.source import function_def, node_loc
 
 _WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store"})
-_WORK_INTRINSICS = frozenset({"copy", "node", "extern.call"})
+_WORK_INTRINSICS = frozenset({"copy", "read_index", "node", "extern.call"})
 _COMPUTE_INTRINSICS = ("math.", "block.")
 Key = Any  # dsl.KernelKind (canonical kernel) or dsl.Kernel (handle)
 
@@ -478,6 +479,8 @@ class Splitter:
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
                 for t in _stored(stmt):
                     self.transfers[t] = stmt
+            elif name == "read_index":  # spec v0.21: data-movement threads only
+                self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
             elif _is_block_math(call, name):
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.COMPUTE)])
         value = getattr(stmt, "value", None)

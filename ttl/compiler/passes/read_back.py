@@ -65,7 +65,8 @@ def _shadow(block: SSAValue, dfb: d.DFBOp, operation: d.OperationOp) -> None:
     reserve = block.owner
     assert isinstance(reserve, d.ReserveOp)
     name = new_dfb_name(operation, f"shadow_{dfb.sym_name.data}")
-    tensor, page_size = dfb.tensor.root_reference.data, dfb.page_size.value.data
+    tensor = dfb.tensor.root_reference.data if dfb.tensor is not None else None
+    page_size = dfb.page_size.value.data
     add_dfb(operation, d.DFBOp(name, tensor, dfb.dfb_type, 1, page_size, scratch=True))
     get = d.GetDFBOp(name, dfb.dfb_type)
     shadow = d.ReserveOp(get.result)

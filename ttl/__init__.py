@@ -16,10 +16,12 @@ from typing import Any
 from ttl import block, math
 from ttl.dsl import (
     TILE_SHAPE,
+    CopyTransferHandler,
     DataflowBuffer,
     Kernel,
     KernelKind,
     TensorArg,
+    Transfer,
     compute,
     copy,
     datamovement,
@@ -27,6 +29,8 @@ from ttl.dsl import (
     make_dataflow_buffer_like,
     make_dfb,
     node,
+    raw_element_read,
+    raw_element_write,
     read_index,
     signpost,
 )
@@ -80,6 +84,7 @@ float32 = "f32"
 __all__ = [
     "TILE_SHAPE",
     "CompilerOptions",
+    "CopyTransferHandler",
     "DFBEffect",
     "DataflowBuffer",
     "DispatchCondition",
@@ -96,6 +101,7 @@ __all__ = [
     "TTLCompileError",
     "TensorArg",
     "TensorSpec",
+    "Transfer",
     "UnicastRemoteSemaphore",
     "bfloat16",
     "block",
@@ -113,6 +119,8 @@ __all__ = [
     "node",
     "operation",
     "raw_addr",
+    "raw_element_read",
+    "raw_element_write",
     "read_index",
     "row_major",
     "signpost",

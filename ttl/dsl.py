@@ -498,12 +498,40 @@ def signpost(name: str) -> Any:
     """A profiling zone (kernel bodies only): ``with ttl.signpost("name"): ...``."""
 
 
+class CopyTransferHandler:
+    """The transfer ``ttl.copy`` returns in a kernel body, to ``wait()`` on (spec v0.21's
+    name; ``ttl.Transfer`` before it). Kernel bodies are compiled, never run: this class
+    names the type for annotations (``xf: ttl.CopyTransferHandler = ttl.copy(...)``)."""
+
+    def wait(self) -> None:
+        """Block until the copy completed (kernel bodies only)."""
+
+
+#: The name of :class:`CopyTransferHandler` before spec v0.21.
+Transfer = CopyTransferHandler
+
+
 @intrinsic("read_index")
 def read_index(block: Any, *coords: Any) -> Any:
     """The bf16 or f32 element of ``block`` at scalar-element ``coords`` (one per block
     dimension) as an index, truncated toward zero (spec v0.21; data-movement kernel
     bodies only; the block must hold data: waited, or reserved and copied into).
     The value must be finite, non-negative and at most 2**31 - 1."""
+
+
+@intrinsic("raw_element_read")
+def raw_element_read(block: Any, *coords: Any) -> Any:
+    """The bf16 or f32 element of ``block`` at scalar-element ``coords`` (spec v0.18;
+    data-movement kernel bodies only): a value to write with :func:`raw_element_write`
+    or to compare (``<``, ``>``, ...) with another or with a float constant."""
+
+
+@intrinsic("raw_element_write")
+def raw_element_write(block: Any, *args: Any, value: Any = None) -> None:
+    """Write ``value`` (from :func:`raw_element_read`, or a float constant) to the
+    element of ``block`` at scalar-element coordinates: ``raw_element_write(blk, r, c,
+    value)`` or ``raw_element_write(blk, r, c, value=v)`` (spec v0.18; data-movement
+    kernel bodies only). An f32 value written to a bf16 block is truncated."""
 
 
 @intrinsic("copy")

@@ -5,9 +5,8 @@ and processor-slot assignment, and the runtime uses it to validate bundles.
 It must not import the compiler or the runtime.
 
 Numbers are per Tensix node. ``dfb_count`` is the number of dataflow buffers
-(TT-Metal "circular buffers") a node offers. TT-Metal exposes 32 on Wormhole
-B0; on Blackhole it exposes 64, but we use 32 for both targets so that an
-operation validated for one fits the other (documented in docs/compiler.md).
+(TT-Metal "circular buffers") a node offers: 32 on Wormhole B0 and 64 on Blackhole
+(spec v0.21, Appendix E, "Platform limitations"; TT-Metal's NUM_CIRCULAR_BUFFERS).
 """
 
 from __future__ import annotations
@@ -99,7 +98,7 @@ TARGETS: dict[str, Target] = {
         name="blackhole",
         slots=_SLOTS,
         l1_bytes=1536 * 1024,
-        dfb_count=32,
+        dfb_count=64,
         dst_half_sync_tiles=_DST,
         full_grid=(13, 10),
         noc_columns=(*range(1, 8), *range(10, 16)),

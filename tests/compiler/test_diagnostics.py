@@ -312,6 +312,29 @@ def test_too_many_dfbs(compile_error):
     assert err.message == (
         "operation 'op' uses 33 dataflow buffers in its kernels but wormhole_b0 has 32 per node"
     )
+    assert "or compile for blackhole, which has 64 per node" in (err.hint or "")
+
+
+def test_blackhole_has_64_dfbs(compile_source, compile_error):
+    # Spec v0.21, Appendix E: Blackhole's 64 DFBs.
+    src = (
+        """
+    import ttl
+
+    @ttl.operation(grid=(1, 1))
+    def op(a):
+        DFBS = []
+        for i in range({count}):
+            DFBS.append(ttl.make_dataflow_buffer_like(a, shape=(1, 1), block_count=1))  # ERROR
+"""
+        + _FILL_EACH
+    )
+    specs = {"a": "bf16[32,32]"}
+    result = compile_source(src.replace("{count}", "64"), "op", specs, target="blackhole")
+    assert len(result.manifest["dfbs"]) == 64
+    err = compile_error(src.replace("{count}", "65"), "op", specs, target="blackhole")
+    assert "uses 65 dataflow buffers in its kernels but blackhole has 64" in err.message
+    assert "or compile for" not in (err.hint or "")
 
 
 def test_dfbs_no_kernel_uses_take_neither_an_index_nor_l1(compile_source):

@@ -70,12 +70,13 @@ def test_slot_table():
     wh, bh = get_target("wormhole_b0"), get_target("blackhole")
     for t in (wh, bh):
         assert t.slots == {"compute": ("compute",), "data_movement": ("dm0", "dm1")}
-        assert t.dfb_count == 32
         assert t.dst_tiles(fp32=False, full_sync=False) == 8
         assert t.dst_tiles(fp32=True, full_sync=False) == 4
         assert t.dst_tiles(fp32=False, full_sync=True) == 16
         assert t.dst_tiles(fp32=True, full_sync=True) == 8
         assert t.max_dst_tiles == 16
+    # Spec v0.21, Appendix E: at most 32 DFBs on Wormhole, 64 on Blackhole.
+    assert (wh.dfb_count, bh.dfb_count) == (32, 64)
     assert wh.l1_bytes == 1499136 and wh.full_grid == (8, 8)
     assert bh.l1_bytes == 1572864 and bh.full_grid == (13, 10)
     assert sorted(TARGETS) == ["blackhole", "wormhole_b0"]

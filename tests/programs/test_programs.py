@@ -10,12 +10,15 @@ reference accepts too (tools/setup.sh installs it in .venv-sim; CI runs it),
 except where the program says why not in a line ``# not for tt-lang-sim 1.1.6:
 REASON`` (a feature of a spec version after the simulator's, about v0.17). A program
 whose operations do no kernel work says so in a line ``# no kernel work: ...``: it
-compiles no bundle.
+compiles no bundle. A program beyond one target's limits says so in a line ``#
+<target> error: MESSAGE``: on that target ``ttl run`` must fail with that located
+error.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +56,12 @@ def _ttl_run(program: Path, cache: Path, *flags: str) -> subprocess.CompletedPro
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
 def test_program_passes_on_the_emulator_and_builds_for_hardware(program, target, tmp_path):
     proc = _ttl_run(program, tmp_path / "cache", f"--target={target}")
+    refused = re.search(rf"^# {target} error: (.+)$", program.read_text(), re.M)
+    if refused:  # beyond this target's limits: a located error, not a run
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert f"{program.name}:" in proc.stderr and refused[1] in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.rstrip().endswith("PASS"), proc.stdout
     bundles = sorted((tmp_path / "cache" / "bundles").glob("*/manifest.json"))

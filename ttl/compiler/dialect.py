@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
     bf16,
+    i1,
     i32,
     i64,
 )
@@ -663,14 +664,14 @@ class DFBOp(IRDLOperation):
         page_size: int,
         scratch: bool = False,
     ):
-        properties: dict[str, Attribute] = {
-            "sym_name": StringAttr(name),
-            "block_count": IntegerAttr(block_count, i64),
-            "page_size": IntegerAttr(page_size, i64),
-            "dfb_type": dfb_type,
-        }
-        if tensor is not None:
+        properties: dict[str, Attribute] = {"sym_name": StringAttr(name)}
+        if tensor is not None:  # printed in this order: sym_name, tensor, ...
             properties["tensor"] = SymbolRefAttr(tensor)
+        properties.update(
+            block_count=IntegerAttr(block_count, i64),
+            page_size=IntegerAttr(page_size, i64),
+            dfb_type=dfb_type,
+        )
         if scratch:
             properties["scratch"] = UnitAttr()
         super().__init__(properties=properties)
@@ -1924,14 +1925,94 @@ class ReadIndexOp(IRDLOperation):
         super().__init__(operands=[block, list(coords)], result_types=[i32])
 
     def verify_(self) -> None:
-        ty = self.block.type
-        assert isinstance(ty, BlockType)
-        if len(self.coords) != len(ty.dims):
-            raise VerifyException(
-                f"{len(self.coords)} coordinates for a block of rank {len(ty.dims)}"
-            )
-        if ty.dtype not in ("bf16", "f32"):
-            raise VerifyException(f"read_index reads bf16 or f32 elements, not {ty.dtype}")
+        _verify_element_access(self.block, self.coords)
+
+
+def _verify_element_access(block: SSAValue, coords: Sequence[SSAValue]) -> None:
+    ty = block.type
+    assert isinstance(ty, BlockType)
+    if len(coords) != len(ty.dims):
+        raise VerifyException(f"{len(coords)} coordinates for a block of rank {len(ty.dims)}")
+    if ty.dtype not in ("bf16", "f32"):
+        raise VerifyException(f"element access to bf16 or f32 blocks only, not {ty.dtype}")
+
+
+@irdl_op_definition
+class RawElementReadOp(IRDLOperation):
+    """``ttl.raw_element_read(block, *coords)`` (spec v0.18): an element of a
+    data-movement kernel's block, as f32 bits (a bf16 element widened)."""
+
+    name = "ttl.raw_element_read"
+
+    block = operand_def(BlockType)
+    coords = var_operand_def(EqAttrConstraint(i32))
+    result = result_def(i32)
+
+    traits = traits_def(MemoryReadEffect())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$block `[` $coords `]` attr-dict `:` type($block)"
+
+    def __init__(self, block: SSAValue, coords: Sequence[SSAValue]):
+        super().__init__(operands=[block, list(coords)], result_types=[i32])
+
+    def verify_(self) -> None:
+        _verify_element_access(self.block, self.coords)
+
+
+@irdl_op_definition
+class RawElementWriteOp(IRDLOperation):
+    """``ttl.raw_element_write(block, *coords, value)`` (spec v0.18): f32 bits written
+    to an element of a data-movement kernel's block (truncated to a bf16 element)."""
+
+    name = "ttl.raw_element_write"
+
+    block = operand_def(BlockType)
+    coords = var_operand_def(EqAttrConstraint(i32))
+    value = operand_def(EqAttrConstraint(i32))
+
+    traits = traits_def(MemoryWriteEffect())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$block `[` $coords `]` `=` $value attr-dict `:` type($block)"
+
+    def __init__(self, block: SSAValue, coords: Sequence[SSAValue], value: SSAValue):
+        super().__init__(operands=[block, list(coords), value])
+
+    def verify_(self) -> None:
+        _verify_element_access(self.block, self.coords)
+
+
+#: Predicates of ``ttl.element_compare``: IEEE-754 comparisons (false with a NaN, but ne).
+ELEMENT_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class ElementCompareOp(IRDLOperation):
+    """Compares two element values (f32 bits) as the floats they hold."""
+
+    name = "ttl.element_compare"
+
+    lhs = operand_def(EqAttrConstraint(i32))
+    rhs = operand_def(EqAttrConstraint(i32))
+    predicate = prop_def(StringAttr)
+    result = result_def(i1)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, predicate: str):
+        super().__init__(
+            operands=[lhs, rhs],
+            properties={"predicate": StringAttr(predicate)},
+            result_types=[i1],
+        )
+
+    def verify_(self) -> None:
+        if self.predicate.data not in ELEMENT_PREDICATES:
+            raise VerifyException(f"unknown predicate {self.predicate.data!r}")
 
 
 class ExternDFBSymbolUse(SymbolUserOpInterface):
@@ -2369,6 +2450,9 @@ TTL = Dialect(
         SliceOp,
         CopyOp,
         ReadIndexOp,
+        RawElementReadOp,
+        RawElementWriteOp,
+        ElementCompareOp,
         TransferWaitOp,
         NodeOp,
         ReadOp,

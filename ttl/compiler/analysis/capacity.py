@@ -14,7 +14,7 @@ from typing import Any
 from ttl.compiler.model import OperationModel
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.source import node_loc
-from ttl.targets import Target, tile_bytes
+from ttl.targets import TARGETS, Target, tile_bytes
 
 
 def dfb_bytes(pages_per_block: int, block_count: int, dtype: str) -> int:
@@ -92,7 +92,8 @@ def check_capacity(model: OperationModel, used: Set[str] | None = None) -> None:
                 f"operation '{model.name}' uses {len(dfbs)} dataflow buffers in its kernels "
                 f"but {target.name} has {target.dfb_count} per node",
                 dfb.loc,
-                "reuse a DFB for data with the same block shape and dtype",
+                "reuse a DFB for data with the same block shape and dtype"
+                + _larger_target_hint(target, len(dfbs)),
             )
         size = dfb_bytes(dfb.tiles_per_block, dfb.block_count, dfb.dtype)
         total += size
@@ -103,6 +104,17 @@ def check_capacity(model: OperationModel, used: Set[str] | None = None) -> None:
                 dfb.loc,
                 "use smaller blocks (shape=) or fewer blocks (block_count=)",
             )
+
+
+def _larger_target_hint(target: Target, count: int) -> str:
+    """``, or compile for <target>, which has N`` for a target that has ``count`` DFBs."""
+    for other in TARGETS.values():
+        if other.dfb_count >= count > target.dfb_count:
+            return (
+                f", or compile for {other.name}, which has {other.dfb_count} per node "
+                f"(ttl run --target={other.name})"
+            )
+    return ""
 
 
 def check_program_capacity(manifest: Mapping[str, Any], model: OperationModel) -> None:

@@ -19,7 +19,7 @@ Conventions (also recorded in the manifest, see docs/manifest.md and
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -73,10 +73,11 @@ static inline int32_t ttl_floordiv(int32_t a, int32_t b) {
 }
 """
 
-READ_INDEX_HELPER = """
-// ttl.read_index: an f32's bits as an index, truncated toward zero, in integer
-// arithmetic (the data-movement cores have no FPU). The spec requires a finite
-// value in [0, 2^31 - 1]; a negative or smaller-than-one value reads as 0.
+ELEMENT_HELPERS = """
+// Element values (ttl.read_index, ttl.raw_element_read) are an f32's bits, used in
+// integer arithmetic: the data-movement cores have no FPU.
+// An index: truncated toward zero. The spec requires a finite value in
+// [0, 2^31 - 1]; a negative or smaller-than-one value reads as 0.
 static inline uint32_t ttl_index_of_f32_bits(uint32_t bits) {
   const int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xffu) - 127;
   if ((bits >> 31) != 0u || exponent < 0) {
@@ -84,6 +85,22 @@ static inline uint32_t ttl_index_of_f32_bits(uint32_t bits) {
   }
   const uint32_t mantissa = (bits & 0x7fffffu) | 0x800000u;
   return exponent >= 23 ? mantissa << (exponent - 23) : mantissa >> (23 - exponent);
+}
+// IEEE-754 comparisons: a NaN is unordered, -0 equals +0.
+static inline bool ttl_f32_bits_is_nan(uint32_t bits) {
+  return (bits & 0x7fffffffu) > 0x7f800000u;
+}
+static inline int32_t ttl_f32_bits_order(uint32_t bits) {
+  const int32_t magnitude = static_cast<int32_t>(bits & 0x7fffffffu);
+  return (bits >> 31) != 0u ? -magnitude : magnitude;
+}
+static inline bool ttl_f32_bits_less(uint32_t a, uint32_t b) {
+  return !ttl_f32_bits_is_nan(a) && !ttl_f32_bits_is_nan(b) &&
+         ttl_f32_bits_order(a) < ttl_f32_bits_order(b);
+}
+static inline bool ttl_f32_bits_equal(uint32_t a, uint32_t b) {
+  return !ttl_f32_bits_is_nan(a) && !ttl_f32_bits_is_nan(b) &&
+         ttl_f32_bits_order(a) == ttl_f32_bits_order(b);
 }
 """
 
@@ -355,7 +372,7 @@ class KernelEmitter(SyncEmitMixin):
         self.depth = 1
         self.last_line = -1
         self.needs_floordiv = False
-        self.needs_read_index = False
+        self.needs_elements = False
         self.needs_checks = False
         self.needs_noc_coords = False
         self.converters: set[str] = set()  # of copies between bf16 and f32 (emit/convert.py)
@@ -518,8 +535,8 @@ class KernelEmitter(SyncEmitMixin):
             head.append("")
         if self.needs_floordiv:
             head.append(FLOORDIV_HELPER)
-        if self.needs_read_index:
-            head.append(READ_INDEX_HELPER)
+        if self.needs_elements:
+            head.append(ELEMENT_HELPERS)
         if self.used_dfbs:
             head.append("// DFB physical indices (compile-time args).")
             for i, name in enumerate(self.used_dfbs):
@@ -896,19 +913,59 @@ class KernelEmitter(SyncEmitMixin):
         self.line("noc_async_read_barrier();" if copy.is_read else "noc_async_write_barrier();")
 
     def op_ReadIndexOp(self, op: d.ReadIndexOp) -> None:
-        """An element of a block in L1: tiles in row-major order, each four 16x16
-        row-major faces (docs/runtime.md, "Tiles"); a row-major block is its elements."""
-        self.needs_read_index = True
+        self.needs_elements = True
+        bits = self._element_bits(op.block, op.coords)
+        index = f"static_cast<int32_t>(ttl_index_of_f32_bits({bits}))"
+        self.let(op.result, self.ctype(op.result), index, op.result.name_hint or "index")
+
+    def op_RawElementReadOp(self, op: d.RawElementReadOp) -> None:
+        bits = self._element_bits(op.block, op.coords)
+        self.let(op.result, "uint32_t", bits, op.result.name_hint or "element")
+
+    def op_RawElementWriteOp(self, op: d.RawElementWriteOp) -> None:
         # (ignore: operand_def fields are SSAValue[Attribute]; the verifier checked it)
         ty: d.BlockType = op.block.type  # type: ignore[assignment]
+        element = self._element(op.block, op.coords)
+        value = self.val(op.value)
+        if ty.dtype == "bf16":  # the f32's upper half: truncated, as upstream's lowering
+            self.line(f"{element} = static_cast<uint16_t>(static_cast<uint32_t>({value}) >> 16);")
+        else:
+            self.line(f"{element} = static_cast<uint32_t>({value});")
+
+    def op_ElementCompareOp(self, op: d.ElementCompareOp) -> None:
+        self.needs_elements = True
+        a, b = (f"static_cast<uint32_t>({self.val(v)})" for v in (op.lhs, op.rhs))
+        test = {
+            "eq": f"ttl_f32_bits_equal({a}, {b})",
+            "ne": f"!ttl_f32_bits_equal({a}, {b})",
+            "lt": f"ttl_f32_bits_less({a}, {b})",
+            "gt": f"ttl_f32_bits_less({b}, {a})",
+            "le": f"ttl_f32_bits_less({a}, {b}) || ttl_f32_bits_equal({a}, {b})",
+            "ge": f"ttl_f32_bits_less({b}, {a}) || ttl_f32_bits_equal({a}, {b})",
+        }[op.predicate.data]
+        self.let(op.result, "bool", test)
+
+    def _element_bits(self, block: SSAValue, coords: Sequence[SSAValue]) -> str:
+        """The element's value as f32 bits (a bf16 element is the upper half)."""
+        # (ignore: a block value; xDSL types SSAValue.type as Attribute)
+        if block.type.dtype == "bf16":  # type: ignore[attr-defined]
+            return f"static_cast<uint32_t>({self._element(block, coords)}) << 16"
+        return self._element(block, coords)
+
+    def _element(self, block: SSAValue, coords: Sequence[SSAValue]) -> str:
+        """The L1 element of ``block`` (a data-movement kernel's address) at scalar
+        ``coords``, as a volatile lvalue: tiles in row-major order, each four 16x16
+        row-major faces (docs/runtime.md, "Tiles"); a row-major block is its elements."""
+        # (ignore: a block value; xDSL types SSAValue.type as Attribute)
+        ty: d.BlockType = block.type  # type: ignore[assignment]
         dims = ty.dims
-        coords = [self._term(c) for c in op.coords]
+        terms = [self._term(c) for c in coords]
         if ty.is_row_major:
-            flat = coords[0]
-            for c, n in zip(coords[1:], dims[1:], strict=True):
+            flat = terms[0]
+            for c, n in zip(terms[1:], dims[1:], strict=True):
                 flat = _add(_mul(flat, n), c)
         else:
-            *outer, r, c = coords
+            *outer, r, c = terms
             tile: _Term = 0
             for o, n in zip(outer, dims[:-2], strict=True):
                 tile = _add(_mul(tile, n), o)
@@ -916,14 +973,8 @@ class KernelEmitter(SyncEmitMixin):
             face = _add(_mul(_div(_mod(r, 32), 16), 2), _div(_mod(c, 32), 16))
             within = _add(_add(_mul(face, 256), _mul(_mod(r, 16), 16)), _mod(c, 16))
             flat = _add(_mul(tile, 1024), within)
-        addr = self.names[op.block]
-        if ty.dtype == "bf16":
-            element = f"reinterpret_cast<volatile uint16_t*>({addr})[{flat}]"
-            bits = f"static_cast<uint32_t>({element}) << 16"
-        else:
-            bits = f"reinterpret_cast<volatile uint32_t*>({addr})[{flat}]"
-        index = f"static_cast<int32_t>(ttl_index_of_f32_bits({bits}))"
-        self.let(op.result, self.ctype(op.result), index, "index")
+        ctype = "uint16_t" if ty.dtype == "bf16" else "uint32_t"
+        return f"reinterpret_cast<volatile {ctype}*>({self.names[block]})[{flat}]"
 
     def _term(self, value: SSAValue) -> _Term:
         """An integer operand: its value if it is a constant (folded), else its name."""

@@ -31,7 +31,6 @@ from ttl.compiler.frontend.values import (
     is_scalar,
 )
 from ttl.pipes import PipeNet
-from ttl.targets import TILE_COLS, TILE_ROWS
 
 _NAW = "NAW, No Access while Writing"
 _ROR = "ROR, Read Only while Reading"
@@ -304,85 +303,6 @@ class CallsMixin(MixinBase):
         else:
             blk.unread = False
         return tx
-
-    def call_read_index(self, node: ast.Call) -> Dyn:
-        """``ttl.read_index(blk, *coords)``: an element of a block holding data, as an
-        index (spec v0.21, "Scalar element access functions")."""
-        if self.is_compute:
-            self.fail(
-                "ttl.read_index is only allowed in data-movement kernels",
-                node,
-                "read the index in the @ttl.datamovement() kernel that copies with it; "
-                "compute kernels see tiles, not elements",
-            )
-        if node.keywords or not node.args:
-            self.fail(
-                "ttl.read_index takes a block and its coordinates: ttl.read_index(blk, *coords)",
-                node,
-                "write e.g. ttl.read_index(idx_blk, 0, 0)",
-            )
-        blk = self.visit(node.args[0])
-        if not isinstance(blk, BlockHandle):
-            self.fail(
-                f"ttl.read_index reads a block, got {self.describe(blk)}",
-                node.args[0],
-                "pass a block acquired with wait() (or reserved and copied into)",
-            )
-        self.check_live(blk, node)
-        self.check_not_writing(blk, node, "ttl.read_index")
-        if blk.acquire == "reserve" and not blk.written:
-            self.fail(
-                f"{blk.describe()} was acquired with reserve() and holds no data yet (block "
-                "state MW, Must be Written: reserve() -> read is not a transition)",
-                node,
-                f"copy into it and wait for the copy first, or read a block from "
-                f"{blk.dfb.name}.wait()",
-            )
-        if blk.dfb.dtype not in ("bf16", "f32"):
-            self.fail(
-                f"ttl.read_index reads bf16 or f32 elements; '{blk.dfb.name}' holds "
-                f"{blk.dfb.dtype}",
-                node,
-                "make the index DFB like a bf16 or f32 tensor",
-            )
-        shape = blk.dfb.shape
-        if blk.dfb.is_row_major:
-            extents = shape
-        elif len(shape) >= 2:  # a tile is 32x32 elements of the two innermost dimensions
-            extents = (*shape[:-2], shape[-2] * TILE_ROWS, shape[-1] * TILE_COLS)
-        else:
-            self.fail(
-                f"ttl.read_index needs a block of tiles of two dimensions or more; "
-                f"'{blk.dfb.name}' has shape {bx._fmt(shape)}",
-                node,
-                f"make '{blk.dfb.name}' with shape=(1, {shape[0]})",
-            )
-        coords = [self.visit(a) for a in node.args[1:]]
-        if len(coords) != len(shape):
-            self.fail(
-                f"ttl.read_index on a block of rank {len(shape)} takes {len(shape)} "
-                f"coordinates, got {len(coords)}",
-                node,
-                "give one scalar-element coordinate per block dimension, e.g. "
-                f"ttl.read_index({blk.name or 'blk'}, {', '.join(['0'] * len(shape))})",
-            )
-        for i, (c, extent, arg) in enumerate(zip(coords, extents, node.args[1:], strict=True)):
-            if not is_scalar(c) or self._kind(c) != "int":
-                self.fail(
-                    f"coordinate {i} of ttl.read_index must be an integer, got {self.describe(c)}",
-                    arg,
-                    "use loop indices, constants or index arithmetic",
-                )
-            if isinstance(c, int) and not 0 <= c < extent:
-                self.fail(
-                    f"coordinate {i} of ttl.read_index is {c}, outside the block's "
-                    f"{extent} elements in that dimension",
-                    arg,
-                    f"use 0..{extent - 1}",
-                )
-        blk.unread = False
-        op = self.emit(d.ReadIndexOp(blk.value, [self.to_ssa(c, node) for c in coords]))
-        return Dyn(op.results[0], "int")
 
     def call_unary(self, name: str, node: ast.Call) -> bx.Expr:
         return unary_math.call_unary(self, name, node)

@@ -23,6 +23,7 @@ from ttl.compiler.frontend.values import (
     Affine,
     BlockHandle,
     Dyn,
+    ElementValue,
     Poison,
     TransferHandle,
     is_scalar,
@@ -233,8 +234,14 @@ class ControlFlowMixin(MixinBase):
     def visit_If(self, node: ast.If) -> None:
         cond = self.visit(node.test)
         if not isinstance(cond, Dyn):
-            if isinstance(cond, BlockHandle | bx.Expr | TransferHandle):
-                self.fail(f"cannot branch on {self.describe(cond)}", node.test, None)
+            if isinstance(cond, BlockHandle | bx.Expr | TransferHandle | ElementValue):
+                self.fail(
+                    f"cannot branch on {self.describe(cond)}",
+                    node.test,
+                    "branch on a comparison, e.g. 'if value > 0.0:'"
+                    if isinstance(cond, ElementValue)
+                    else None,
+                )
             self.visit_body(node.body if cond else node.orelse)
             return
         test = self.truth(cond, node.test)

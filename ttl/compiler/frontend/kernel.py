@@ -25,6 +25,7 @@ from ttl.compiler.frontend.calls import CallsMixin
 from ttl.compiler.frontend.calls_reduce import ReduceCallsMixin
 from ttl.compiler.frontend.control import ControlFlowMixin
 from ttl.compiler.frontend.debug import DebugMixin
+from ttl.compiler.frontend.elements import ElementsMixin
 from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.inline import InlineMixin, kernel_body
 from ttl.compiler.frontend.pipes import PipesMixin
@@ -36,6 +37,7 @@ from ttl.compiler.frontend.values import (
     BlockHandle,
     BoundMethod,
     Dyn,
+    ElementValue,
     Poison,
     SliceVal,
     TransferHandle,
@@ -106,6 +108,7 @@ class KernelCompiler(
     ControlFlowMixin,
     ReduceCallsMixin,
     CallsMixin,
+    ElementsMixin,
     ExternMixin,
     DebugMixin,
     PipesMixin,
@@ -206,13 +209,15 @@ class KernelCompiler(
             return f"tensor '{v.name}'"
         if isinstance(v, TransferHandle):
             return "a transfer"
+        if isinstance(v, ElementValue):
+            return "an element value (from ttl.raw_element_read)"
         if isinstance(v, Dyn):
             return "a runtime " + v.kind
         return f"{type(v).__name__} value"
 
     def bind(self, name: str, value: Any) -> None:
         named = IDENT.match(name) and not name.startswith("_")
-        if isinstance(value, Dyn) and value.value.name_hint is None and named:
+        if isinstance(value, Dyn | ElementValue) and value.value.name_hint is None and named:
             value.value.name_hint = name
         if isinstance(value, BlockHandle) and not value.name:
             value.name = name
@@ -456,6 +461,12 @@ class KernelCompiler(
     def visit_IfExp(self, node: ast.IfExp) -> Any:
         cond = self.visit(node.test)
         if not isinstance(cond, Dyn):
+            if isinstance(cond, BlockHandle | bx.Expr | TransferHandle | ElementValue):
+                self.fail(
+                    f"cannot branch on {self.describe(cond)}",
+                    node.test,
+                    "branch on an integer or a comparison, e.g. 'a if value > 0.0 else b'",
+                )
             return self.visit(node.body if cond else node.orelse)
         a, b = self.visit(node.body), self.visit(node.orelse)
         if not (is_scalar(a) and is_scalar(b)) or self._kind(a) != self._kind(b):
@@ -473,6 +484,12 @@ class KernelCompiler(
         if isinstance(v, Dyn) and v.kind == "i64":
             zero = self.emit(arith.ConstantOp.from_int_and_width(0, 64)).results[0]
             return self.emit(arith.CmpiOp(v.value, zero, "ne")).results[0]
+        if isinstance(v, ElementValue):
+            self.fail(
+                "an element value (from ttl.raw_element_read) is not a condition",
+                node,
+                "compare it: e.g. 'if value > 0.0:'",
+            )
         if is_scalar(v):
             op = arith.CmpiOp(self.to_ssa(v, node), self.const(0), "ne")
             return self.emit(op).results[0]
@@ -497,6 +514,14 @@ class KernelCompiler(
         first = self.visit(node.comparators[0])
         if isinstance(left, BlockHandle | bx.Expr) or isinstance(first, BlockHandle | bx.Expr):
             return self.block_compare(node, left, first)
+        if isinstance(left, ElementValue) or isinstance(first, ElementValue):
+            if len(node.ops) > 1:
+                self.fail(
+                    "element values (from ttl.raw_element_read) compare two at a time",
+                    node,
+                    "write 'a < b and b < c' instead of 'a < b < c'",
+                )
+            return self.element_compare(node.ops[0], left, first, node)
         result: Any = True
         for i, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
             right = first if i == 0 else self.visit(right_node)

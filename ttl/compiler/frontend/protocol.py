@@ -112,6 +112,14 @@ class KernelCompilerProtocol(Protocol):
 
     def note_write(self, h: BlockHandle, node: ast.AST, what: str) -> None: ...  # CallsMixin
 
+    def check_not_read_by_copy(
+        self, h: BlockHandle, node: ast.AST, what: str
+    ) -> None: ...  # CallsMixin
+
+    def element_compare(
+        self, op: ast.cmpop, left: Any, right: Any, node: ast.AST
+    ) -> Dyn: ...  # ElementsMixin
+
     def store_expr(
         self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST
     ) -> None: ...  # CallsMixin

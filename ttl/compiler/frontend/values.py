@@ -100,6 +100,15 @@ class TransferHandle:
         return f" (the ttl.copy at line {line})" if line else ""
 
 
+@dataclass(frozen=True)
+class ElementValue:
+    """A value read with ``ttl.raw_element_read``: an f32's bits (a bf16 element
+    widened) in an i32. Not a scalar: it is written to a block or compared (as the
+    float it holds), nothing else (spec v0.18, "Limitations")."""
+
+    value: SSAValue
+
+
 @dataclass
 class BlockHandle:
     """A block acquired from a DFB, with the protocol state the frontend checks."""

@@ -1,7 +1,11 @@
-"""``ttl.read_index`` (spec v0.21, "Scalar element access functions"): lowering and errors.
+"""Element access (spec v0.18 and v0.21, "Scalar element access functions"):
+``ttl.read_index``, ``ttl.raw_element_read`` and ``ttl.raw_element_write``, their
+lowering and errors.
 
-The programs that run it on both targets: tests/programs/read_index_gather.py (a
-gather steered by bf16 and f32 indices in all four faces of a tile).
+Run on both targets by tests/programs/read_index_gather.py (a gather steered by bf16
+and f32 indices in all four faces of a tile) and tests/programs/element_patch.py (a
+KV-cache row patch); comparisons' IEEE semantics in
+tests/runtime/jit/test_elements_run.py.
 """
 
 from __future__ import annotations
@@ -96,7 +100,7 @@ def test_the_op_round_trips_through_the_ir_text(compile_source):
         ),
         ("i = ttl.read_index(blk, 0, -1)  # ERROR", "coordinate 1 of ttl.read_index is -1"),
         ("i = ttl.read_index(blk, 0, 0.5)  # ERROR", "coordinate 1 of ttl.read_index must be an"),
-        ("i = ttl.read_index(idx_dfb, 0, 0)  # ERROR", "ttl.read_index reads a block, got"),
+        ("i = ttl.read_index(idx_dfb, 0, 0)  # ERROR", "ttl.read_index accesses a block, got"),
         ("i = ttl.read_index()  # ERROR", "takes a block and its coordinates"),
         ("i = ttl.read_index(blk, 0, 0, default=1)  # ERROR", "takes a block and its"),
     ],
@@ -153,7 +157,7 @@ def op(idx, w, y):
 def test_a_block_of_another_dtype_is_an_error(compile_error):
     specs = dict(SPECS, idx="bfp8[32,64]")
     err = compile_error(_source("i = ttl.read_index(blk, 0, 0)  # ERROR"), "op", specs)
-    assert "reads bf16 or f32 elements; 'idx_dfb' holds bfp8" in err.message
+    assert "accesses bf16 or f32 elements; 'idx_dfb' holds bfp8" in err.message
 
 
 UNIFIED = """
@@ -181,3 +185,102 @@ def test_a_unified_body_reads_the_index_in_its_data_movement_kernel(compile_sour
     result = compile_source(UNIFIED, "op", SPECS)
     readers = [text for text in result.sources.values() if "ttl_index_of_f32_bits(" in text]
     assert len(readers) == 1 and "dataflow_api.h" in readers[0]
+
+
+ELEMENTS = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(idx, w, y):
+    idx_dfb = ttl.make_dataflow_buffer_like(idx, shape=(1, 2), block_count=1)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=1)
+
+    @ttl.datamovement()
+    def read():
+        with idx_dfb.reserve() as blk:
+            ttl.copy(idx[0, 0:2], blk).wait()
+        with idx_dfb.wait() as blk, y_dfb.reserve() as out:
+            v = ttl.raw_element_read(blk, 0, 33)
+{body}
+            ttl.copy(out, y[0, 0]).wait()
+"""
+
+
+def _elements(body: str) -> str:
+    return ELEMENTS.replace("{body}", "\n".join("            " + ln for ln in body.splitlines()))
+
+
+@pytest.mark.parametrize(
+    ("specs", "write"),
+    [
+        (SPECS, "static_cast<uint16_t>(static_cast<uint32_t>(v) >> 16)"),
+        (dict(SPECS, y="f32[64,32]"), "= static_cast<uint32_t>(v);"),
+    ],
+)
+def test_an_element_is_read_as_f32_bits_and_written_in_the_blocks_format(
+    compile_source, specs, write
+):
+    body = "ttl.raw_element_write(out, 0, 1, v)\nttl.raw_element_write(out, 0, 2, value=-1.5)"
+    cpp = _read_cpp(compile_source(_elements(body), "op", specs))
+    assert re.search(
+        r"const uint32_t v = static_cast<uint32_t>\(reinterpret_cast<volatile "
+        r"uint16_t\*>\(blk\w*\)\[1025\]\) << 16;",
+        cpp,
+    ), cpp
+    assert write in cpp
+    assert "(-1077936128)" in cpp  # -1.5 as f32 bits (0xbfc00000), an int32 constant
+
+
+def test_a_comparison_of_element_values_uses_the_ieee_helpers(compile_source):
+    body = "if v < 0.25:\n    ttl.raw_element_write(out, 0, 0, v)"
+    cpp = _read_cpp(compile_source(_elements(body), "op", SPECS))
+    assert "static inline bool ttl_f32_bits_less(uint32_t a, uint32_t b)" in cpp
+    assert re.search(r"ttl_f32_bits_less\(static_cast<uint32_t>\(v\), static_cast<uint32_t>", cpp)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("n = v + 1  # ERROR", "an element value (from ttl.raw_element_read)"),
+        ("if v:  # ERROR\n    pass", "cannot branch on an element value"),
+        ("n = 1 if v else 2  # ERROR", "cannot branch on an element value"),
+        ("while v:  # ERROR\n    pass", "an element value (from ttl.raw_element_read) is not a"),
+        ("n = 0 < v < 1.0  # ERROR", "compare two at a time"),
+        ("n = v < ttl.node(dims=1)  # ERROR", "compares with another such value or a float"),
+        ("ttl.raw_element_write(out, 0, 0, ttl.node(dims=1))  # ERROR", "writes a value read"),
+        ("ttl.raw_element_write(out, 0, 0)  # ERROR", "on a block of rank 2 takes 2"),
+        ("ttl.raw_element_write(out)  # ERROR", "takes a block, its coordinates and a value"),
+    ],
+)
+def test_a_misused_element_value_is_an_error_at_its_line(compile_error, body, message):
+    err = compile_error(_elements(body), "op", SPECS)
+    assert message in err.message
+
+
+def test_an_element_write_while_a_copy_reads_the_block_is_an_error(compile_error):
+    source = ELEMENTS.replace(
+        "{body}\n            ttl.copy(out, y[0, 0]).wait()",
+        "            ttl.raw_element_write(out, 0, 0, v)\n"
+        "            tx = ttl.copy(out, y[0, 0])\n"
+        "            ttl.raw_element_write(out, 0, 1, v)  # ERROR\n"
+        "            tx.wait()",
+    )
+    err = compile_error(source, "op", SPECS)
+    assert "ROR, Read Only while Reading" in err.message
+
+
+def test_element_access_in_a_compute_kernel_is_an_error(compile_error):
+    source = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(idx, w, y):
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1))
+
+    @ttl.compute()
+    def compute():
+        with y_dfb.reserve() as blk:
+            ttl.raw_element_write(blk, 0, 0, 1.0)  # ERROR
+"""
+    err = compile_error(source, "op", SPECS)
+    assert "ttl.raw_element_write is only allowed in data-movement kernels" in err.message

@@ -62,7 +62,8 @@ class UnaryParam:
     """A compile-time parameter of a unary function (Appendix B).
 
     ``kind`` is ``"natural"`` (a ``ttl.NaturalInt``: an int >= 0, passed to the
-    kernel API as an integer) or ``"float"`` (any int or float, passed as its
+    kernel API as an integer), ``"flag"`` (a bool, carried as 0 or 1) or ``"float"``
+    (any int or float, passed as its
     binary32 bit pattern; the spec types these ``NaturalInt`` too, but slopes,
     limits and SELU's constants are real numbers, as tt-lang-sim accepts).
     ``aliases`` are keyword spellings of tt-lang-sim; ``default`` None = required.
@@ -95,9 +96,28 @@ UNARY_PARAMS: dict[str, tuple[UnaryParam, ...]] = {
 }
 
 
+#: ``ttl.math.exp``'s hardware options (spec v0.20), in the order its ``ttl.unary``
+#: carries them when any differs from its default: (approx, scale, skip_clamp_check,
+#: iterations). A plain ``exp`` has no parameters.
+EXP_OPTIONS: tuple[UnaryParam, ...] = (
+    UnaryParam("approx", "flag", default=0),
+    UnaryParam("scale", "float", default=1.0),
+    UnaryParam("skip_clamp_check", "flag", default=0),
+    UnaryParam("iterations", "natural", default=8),
+)
+#: The SFPU iterations of one 16x16 face (8 of 32 lanes): more are not modelled.
+EXP_MAX_ITERATIONS = 8
+
+
 @intrinsic("math.exp")
-def exp(x):
-    """Natural exponential of each element."""
+def exp(x, *, approx=False, scale=None, skip_clamp_check=False, iterations=8):
+    """Natural exponential of each element: ``e^x``, or ``e^(scale * x)`` with ``scale``.
+
+    The hardware options of spec v0.20: ``approx`` (the SFPU's approximate mode),
+    ``skip_clamp_check`` (no clamp of inputs below about -88.5 in approximate mode),
+    ``iterations`` (SFPU lane iterations per face, default 8: the whole face).
+    docs/math.md says what the emulator computes for each.
+    """
 
 
 @intrinsic("math.log")

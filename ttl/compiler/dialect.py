@@ -103,7 +103,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from ttl.math import UNARY_PARAMS
+from ttl.math import EXP_OPTIONS, UNARY_PARAMS
 from ttl.specs import ROW_MAJOR, ROW_MAJOR_PAGE_ELEMENTS, TILE, tile_padded
 
 # ----------------------------------------------------------------- attributes
@@ -1273,6 +1273,8 @@ class UnaryOp(IRDLOperation):
             raise VerifyException("unary result type must equal the operand type")
         want = UNARY_PARAMS.get(str(self.fn.data), ())
         got = self.param_values
+        if self.fn.data is UnaryFnEnum.EXP and got:
+            want = EXP_OPTIONS  # its hardware options, when any is not the default
         if len(got) != len(want):
             raise VerifyException(
                 f"ttl.unary {self.fn.data} takes {len(want)} parameters, got {len(got)}"
@@ -1280,6 +1282,8 @@ class UnaryOp(IRDLOperation):
         for p, v in zip(want, got, strict=True):
             if p.kind == "natural" and not (isinstance(v, int) and v >= 0):
                 raise VerifyException(f"parameter {p.name} of {self.fn.data} must be a natural")
+            if p.kind == "flag" and v not in (0, 1):
+                raise VerifyException(f"parameter {p.name} of {self.fn.data} must be 0 or 1")
 
 
 @irdl_op_definition

@@ -230,6 +230,7 @@ UNOP_SELU = 49
 UNOP_ROUND = 50
 UNOP_CLAMP = 51
 UNOP_THRESHOLD = 52
+UNOP_EXP_OPTIONS = 53  # exp_tile<..., scale_en, ..., iterations>: scale bits, iterations
 
 FMT_FLOAT32 = 0
 FMT_FLOAT16_B = 5

@@ -108,8 +108,20 @@ def _clamp(x: Array, lo: float, hi: float) -> Array:
     return np.minimum(np.maximum(x, lo), hi)
 
 
+def _exp_options(x: Array, scale: int, iterations: int) -> Array:
+    """``exp_tile<approx, scale_en, clamping, iterations>``: e^(scale * x) in the first
+    ``iterations`` x 32 elements (two rows per iteration) of each 16x16 face of each
+    tile (``x`` holds whole tiles in face order); the rest of the tile as it was."""
+    y = np.exp(_bits(scale) * x)
+    if iterations >= 8:
+        return y
+    within_face = np.arange(x.size).reshape(x.shape) % 256
+    return np.where(within_face < 32 * iterations, y, x)
+
+
 # Each takes x (float64) and the three parameter words.
 UNARY_PARAM: dict[int, Callable[[Array, int, int, int], Array]] = {
+    memmap.UNOP_EXP_OPTIONS: lambda x, s, n, _c: _exp_options(x, s, n),
     memmap.UNOP_POWER: lambda x, n, _b, _c: np.power(x, n),
     memmap.UNOP_RELU_MAX: lambda x, u, _b, _c: np.minimum(np.maximum(x, 0.0), _bits(u)),
     # The spec's relu(max(x, lower_limit)).

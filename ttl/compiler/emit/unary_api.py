@@ -45,8 +45,31 @@ def param_args(op: d.UnaryOp) -> list[str]:
     return [str(v) if isinstance(v, int) else float_bits(v) for v in op.param_values]
 
 
+def bf16_bits(value: float) -> int:
+    """``value`` rounded to bfloat16 (to nearest, ties to even), as its 16 bits."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _emit_exp_options(op: d.UnaryOp, dst: str) -> tuple[str, str]:
+    """``exp_tile`` with spec v0.20's options, as TT-Metal's exp.h takes them: template
+    flags, and the scale as bfloat16 bits (``scale_en``) after ``VectorMode::RC``."""
+    approx, scale, skip_clamp, iterations = op.param_values
+    flag = "true" if approx else "false"
+    clamping = "InputClamping::None" if skip_clamp else "InputClamping::ClampToNegative"
+    scaled = "true" if scale != 1.0 else "false"
+    init = f"exp_tile_init<{flag}, {float_bits(float(scale))}, {clamping}>();"
+    scale16 = f"0x{bf16_bits(float(scale)):04x}"
+    tile = (
+        f"exp_tile<{flag}, {scaled}, {clamping}, {iterations}>({dst}, VectorMode::RC, {scale16});"
+    )
+    return init, tile
+
+
 def emit_unary(op: d.UnaryOp, dst: str) -> tuple[str, str]:
     """The two C++ lines applying ``op`` to DST[dst]: its init call and its tile call."""
+    if op.fn.data is F.EXP and op.params is not None:
+        return _emit_exp_options(op, dst)
     tile, init = spelling(op.fn.data)
     args = ", ".join([dst, *param_args(op)])
     return f"{init}();", f"{tile}({args});"

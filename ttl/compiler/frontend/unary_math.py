@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.protocol import KernelCompilerProtocol
 from ttl.compiler.frontend.values import BlockHandle, Dyn
-from ttl.math import UNARY_FUNCTIONS, UNARY_PARAMS, UnaryParam
+from ttl.math import EXP_MAX_ITERATIONS, EXP_OPTIONS, UNARY_FUNCTIONS, UNARY_PARAMS, UnaryParam
 
 # Keyword spellings of the block operand: the spec's ``expr``, ours and tt-lang-sim's.
 _OPERAND_NAMES = ("expr", "x", "block")
@@ -35,6 +35,8 @@ def call_unary(kc: KernelCompilerProtocol, name: str, node: ast.Call) -> bx.Expr
     """``ttl.math.<fn>(...)`` -> a ``bx.Unary`` with its parameters resolved."""
     fn = name.split(".", 1)[1]
     assert fn in UNARY_FUNCTIONS
+    if fn == "exp":
+        return call_exp(kc, node)
     specs = UNARY_PARAMS.get(fn, ())
     names = ["expr"] + [p.name for p in specs]
     sig = signature(fn)
@@ -79,6 +81,62 @@ def call_unary(kc: KernelCompilerProtocol, name: str, node: ast.Call) -> bx.Expr
         else:
             params.append(int(p.default) if p.kind == "natural" else float(p.default))
     return bx.Unary(node, fn, operand, tuple(params))
+
+
+def call_exp(kc: KernelCompilerProtocol, node: ast.Call) -> bx.Expr:
+    """``ttl.math.exp(expr, *, approx=, scale=, skip_clamp_check=, iterations=)`` (spec
+    v0.20). ``exp(x * C)`` (or ``exp(C * x)``) with no ``scale=`` is ``exp(x, scale=C)``:
+    the SFPU scales its input itself (the spec's canonicalisation)."""
+    sig = "ttl.math.exp(expr, *, approx=False, scale=None, skip_clamp_check=False, iterations=8)"
+    operand_nodes = [*node.args[:1], *(k.value for k in node.keywords if k.arg in _OPERAND_NAMES)]
+    if len(node.args) > 1 or len(operand_nodes) != 1:
+        kc.fail(
+            "ttl.math.exp() takes one block operand; its options are keyword-only",
+            node,
+            f"write {sig}",
+        )
+    options = {p.name: p for p in EXP_OPTIONS}
+    values: dict[str, float | int] = {}
+    for kw in node.keywords:
+        if kw.arg in _OPERAND_NAMES:
+            continue
+        if kw.arg not in options:
+            shown = "**kwargs" if kw.arg is None else f"keyword argument '{kw.arg}'"
+            kc.fail(f"ttl.math.exp() got an unexpected {shown}", kw.value, f"its form is {sig}")
+        value = kc.visit(kw.value)
+        if kw.arg == "scale" and value is None:
+            continue  # the default: no scaling
+        values[kw.arg] = _exp_option(kc, options[kw.arg], value, kw.value)
+    operand = kc.block_operand(kc.visit(operand_nodes[0]), operand_nodes[0])
+    if isinstance(operand, bx.Scalar) and operand.fn == "mul" and "scale" not in values:
+        values["scale"] = float(operand.value)
+        operand = operand.operand
+    params = tuple(values.get(p.name, p.default) for p in EXP_OPTIONS)
+    if params == tuple(p.default for p in EXP_OPTIONS):
+        return bx.Unary(node, "exp", operand)
+    # (ignore: defaults are numbers for every option)
+    return bx.Unary(node, "exp", operand, params)  # type: ignore[arg-type]
+
+
+def _exp_option(kc: KernelCompilerProtocol, p: UnaryParam, v: Any, where: ast.AST) -> float | int:
+    what = f"'{p.name}' of ttl.math.exp"
+    if p.kind == "flag":
+        if isinstance(v, bool):
+            return int(v)
+        kc.fail(
+            f"{what} must be a compile-time bool, got {_describe(kc, v)}",
+            where,
+            f"write {p.name}=True or {p.name}=False",
+        )
+    value = check_param(kc, "exp", p, v, where)
+    if p.name == "iterations" and not 1 <= int(value) <= EXP_MAX_ITERATIONS:
+        kc.fail(
+            f"{what} is {value}: the emulator models 1 to {EXP_MAX_ITERATIONS} SFPU "
+            "iterations (8 cover a whole 16x16 face)",
+            where,
+            "omit iterations= (8), or give 1 to 8",
+        )
+    return value
 
 
 def check_param(

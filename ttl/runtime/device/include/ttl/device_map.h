@@ -258,6 +258,7 @@
 #define TTL_UNOP_ROUND 50
 #define TTL_UNOP_CLAMP 51
 #define TTL_UNOP_THRESHOLD 52
+#define TTL_UNOP_EXP_OPTIONS 53  // A: scale (f32 bits), B: iterations per face
 
 // Data formats (TT-Metal DataFormat values).
 #define TTL_FMT_FLOAT32 0

@@ -216,7 +216,19 @@ void matmul_tiles(uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b
 #define TTL_DECLARE_UNARY_TILE_OP(name) \
   void name##_tile_init();              \
   void name##_tile(uint32_t dst_index);
-TTL_DECLARE_UNARY_TILE_OP(exp)
+// exp's options (api/compute/eltwise_unary/exp.h). The emulator computes e^(scale * x)
+// with the bfloat16 scale exp_tile receives when scale_en, in the first `iterations`
+// x 32 elements of each face (8: all 256), over all four faces (VectorMode::RC only);
+// approx and input_clamping select TT-Metal's approximation, not modelled.
+enum class VectorMode : uint8_t { None = 0, R = 1, C = 2, RC = 4, RC_custom = 6, Invalid = 0xFF };
+enum class InputClamping : uint8_t { ClampToNegative = 1, None = 0 };
+template <bool approx = false, uint32_t scale = 0x3F800000,
+          InputClamping input_clamping = InputClamping::ClampToNegative>
+void exp_tile_init();
+template <bool approx = false, bool scale_en = false,
+          InputClamping input_clamping = InputClamping::ClampToNegative, int iterations = 8>
+void exp_tile(uint32_t dst_index, VectorMode vector_mode = VectorMode::RC,
+              uint16_t scale = 0x3F80);
 TTL_DECLARE_UNARY_TILE_OP(log)
 TTL_DECLARE_UNARY_TILE_OP(sqrt)
 TTL_DECLARE_UNARY_TILE_OP(rsqrt)

@@ -674,7 +674,23 @@ TTL_SCALAR_TILE(rsub_unary_tile, TTL_BINOP_RSUB)
     ttl_impl::unary(code, dst_index);          \
     TTL_NO_TAIL();                             \
   }
-TTL_UNARY_TILE(exp, TTL_UNOP_EXP)
+template <bool approx, uint32_t scale, InputClamping input_clamping>
+TTL_INLINE void exp_tile_init() {}
+template <bool approx, bool scale_en, InputClamping input_clamping, int iterations>
+TTL_INLINE void exp_tile(uint32_t dst_index, VectorMode vector_mode, uint16_t scale) {
+  static_assert(iterations >= 1 && iterations <= 8,
+                "the emulator models 1 to 8 exp iterations per face");
+  if (vector_mode != VectorMode::RC) {
+    ttl_impl::unsupported("exp_tile with a VectorMode other than RC");
+  } else if (!scale_en && iterations == 8) {
+    ttl_impl::unary(TTL_UNOP_EXP, dst_index);
+  } else {
+    const uint32_t scale_bits = scale_en ? static_cast<uint32_t>(scale) << 16 : 0x3F800000u;
+    ttl_impl::unary_param(TTL_UNOP_EXP_OPTIONS, dst_index, scale_bits,
+                          static_cast<uint32_t>(iterations), 0);
+  }
+  TTL_NO_TAIL();
+}
 TTL_UNARY_TILE(log, TTL_UNOP_LOG)
 TTL_UNARY_TILE(sqrt, TTL_UNOP_SQRT)
 TTL_UNARY_TILE(rsqrt, TTL_UNOP_RSQRT)

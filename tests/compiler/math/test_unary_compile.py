@@ -133,8 +133,8 @@ BAD = [
     ),
     (
         "ttl.math.exp(a_blk, a_blk)",
-        "ttl.math.exp() takes 1 argument but 2 were given",
-        "write ttl.math.exp(expr)",
+        "ttl.math.exp() takes one block operand; its options are keyword-only",
+        "write ttl.math.exp(expr, *, approx=False, scale=None",
     ),
     (
         "ttl.math.clamp(a_blk, 1.0)",

@@ -242,8 +242,29 @@ def active_context(what: str) -> EvalContext:
     return ctx
 
 
+def make_dfb_allocation_group() -> Any:
+    """Spec v0.21's DFB allocation groups: not supported yet (a located error)."""
+    _no_allocation_groups(caller_loc(2))
+
+
+def _no_allocation_groups(loc: SourceLoc) -> Any:
+    raise TTLCompileError(
+        "DFB allocation groups (ttl.make_dfb_allocation_group, allocation_group=; spec "
+        "v0.21) are not supported yet: the compiler cannot yet prove the members' "
+        "lifecycles disjoint across kernels",
+        loc,
+        "give each DFB its own storage (drop allocation_group=); DFBs used in one kernel "
+        "over disjoint spans share an index on their own (docs/compiler.md)",
+    )
+
+
 def make_dataflow_buffer_like(
-    tensor: Any, shape: Any, block_count: int | None = None, *, buffer_factor: int | None = None
+    tensor: Any,
+    shape: Any,
+    block_count: int | None = None,
+    *,
+    buffer_factor: int | None = None,
+    allocation_group: Any = None,
 ) -> DataflowBuffer:
     """Create a DFB whose blocks have ``shape`` units of ``tensor``'s dtype: tiles for a
     tiled tensor, elements for a row-major one (any rank, e.g. ``shape=(C,)``).
@@ -253,6 +274,8 @@ def make_dataflow_buffer_like(
     """
     ctx = active_context("ttl.make_dataflow_buffer_like()")
     loc = caller_loc(2)
+    if allocation_group is not None:
+        _no_allocation_groups(loc)
     if block_count is not None and buffer_factor is not None:
         raise TTLCompileError(
             "make_dataflow_buffer_like() got both block_count= and buffer_factor= (its name "
@@ -284,11 +307,12 @@ def make_dfb(
     """
     ctx = active_context("ttl.make_dfb()")
     loc = caller_loc(2)
-    if kwargs:
-        name = next(iter(kwargs))
-        why = " (DFB allocation groups are not supported yet)" if name == "allocation_group" else ""
+    if kwargs.get("allocation_group") is not None:
+        _no_allocation_groups(loc)
+    unknown = [name for name in kwargs if name != "allocation_group"]
+    if unknown:
         raise TTLCompileError(
-            f"make_dfb() got an unexpected keyword argument {name!r}{why}",
+            f"make_dfb() got an unexpected keyword argument {unknown[0]!r}",
             loc,
             "write ttl.make_dfb(dtype, shape, block_count=2, tile=(32, 32))",
         )

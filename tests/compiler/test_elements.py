@@ -284,3 +284,27 @@ def op(idx, w, y):
 """
     err = compile_error(source, "op", SPECS)
     assert "ttl.raw_element_write is only allowed in data-movement kernels" in err.message
+
+
+UNIFIED_ELEMENTS = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(idx, w, y):
+    idx_dfb = ttl.make_dataflow_buffer_like(idx, shape=(1, 2), block_count=1)
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1), block_count=1)
+    with idx_dfb.reserve() as blk:
+        ttl.copy(idx[0, 0:2], blk).wait()
+    with idx_dfb.wait() as blk, y_dfb.reserve() as out:
+        v = ttl.raw_element_read(blk, 0, 40)
+        if v > 0.0:
+            ttl.raw_element_write(out, 0, 0, v)
+        ttl.copy(out, y[0, 0]).wait()
+"""
+
+
+def test_a_unified_body_accesses_elements_in_its_data_movement_kernel(compile_source):
+    result = compile_source(UNIFIED_ELEMENTS, "op", SPECS)
+    movers = [t for t in result.sources.values() if "ttl_f32_bits_less(" in t]
+    assert len(movers) == 1 and "dataflow_api.h" in movers[0]
+    assert "reinterpret_cast<volatile uint16_t*>(out_addr" in movers[0]

@@ -12,8 +12,8 @@ Ownership rules (external-functions spec, "DFB synchronization ownership"):
 
 * an external call runs in the kernels its ``kernel=`` selects; a top-level
   call without ``kernel=`` is rejected (placement cannot be inferred from C++);
-* ``ttl.copy``, ``tx.wait()`` and ``ttl.read_index`` belong to the canonical
-  data-movement kernel,
+* ``ttl.copy``, ``tx.wait()`` and element access (``ttl.read_index``,
+  ``ttl.raw_element_read``/``write``) belong to the canonical data-movement kernel,
   block math and ``store`` to the canonical compute kernel;
 * a ``reserve``/``wait`` acquisition, and its release, belong to the kernel of
   the acquired block's uses; ``push(kernel=)``/``pop(kernel=)`` select it when
@@ -50,7 +50,9 @@ from ttl.semaphore import SYNC_DSL_VALUES, GroupTransfer
 from ttl.source import function_def, node_loc
 
 _WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store"})
-_WORK_INTRINSICS = frozenset({"copy", "read_index", "node", "extern.call"})
+#: Element access (spec v0.18, v0.21): data movement threads only.
+_ELEMENT_INTRINSICS = frozenset({"read_index", "raw_element_read", "raw_element_write"})
+_WORK_INTRINSICS = frozenset({"copy", "node", "extern.call", *_ELEMENT_INTRINSICS})
 _COMPUTE_INTRINSICS = ("math.", "block.")
 Key = Any  # dsl.KernelKind (canonical kernel) or dsl.Kernel (handle)
 
@@ -479,7 +481,7 @@ class Splitter:
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
                 for t in _stored(stmt):
                     self.transfers[t] = stmt
-            elif name == "read_index":  # spec v0.21: data-movement threads only
+            elif name in _ELEMENT_INTRINSICS:
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
             elif _is_block_math(call, name):
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.COMPUTE)])

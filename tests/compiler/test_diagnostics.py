@@ -655,3 +655,29 @@ def test_node_needs_at_least_one_dimension(compile_error, dims):
         body="        pass"
     )
     assert compile_error(src, "op", SPECS).message == want
+
+
+MIXED = """
+import ttl
+
+@ttl.operation(grid=(1, 1))
+def op(a, y):
+    a_dfb = ttl.make_dataflow_buffer_like(a, shape=(1, 1))
+    with a_dfb.reserve() as blk:
+        ttl.copy(a[0, 0], blk).wait()
+    with a_dfb.wait() as x:
+        ttl.copy({source}, y[0, 0]).wait()  # ERROR
+"""
+
+
+@pytest.mark.parametrize("source", ["x + x", "ttl.math.exp(x)", "-x"])
+def test_a_unified_statement_mixing_math_and_a_copy_is_an_error(compile_error, source):
+    # Spec v0.19, "Thread assignment": a block expression as a copy's source.
+    err = compile_error(MIXED.replace("{source}", source), "op", SPECS)
+    assert "mixes compute work (block math) and data movement (ttl.copy)" in err.message
+    assert "store the computed block into a DFB" in (err.hint or "")
+
+
+def test_index_arithmetic_in_a_unified_copy_is_not_block_math(compile_source):
+    source = MIXED.replace("ttl.copy({source}, y[0, 0])", "ttl.copy(x, y[0 * 2, 1 - 1])")
+    assert compile_source(source.replace("  # ERROR", ""), "op", SPECS).manifest["kernels"]

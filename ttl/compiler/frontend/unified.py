@@ -478,6 +478,7 @@ class Splitter:
             if name == "extern.call":
                 self._own(stmt, self._extern_selection(call))
             elif name == "copy":
+                self._reject_math_in_copy(stmt, call)
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
                 for t in _stored(stmt):
                     self.transfers[t] = stmt
@@ -492,6 +493,25 @@ class Splitter:
         if not self.owners_of(stmt):
             for name in _loaded(stmt) & set(self.transfers):
                 self._own(stmt, self.owners_of(self.transfers[name]))
+
+    def _reject_math_in_copy(self, stmt: ast.stmt, call: ast.Call) -> None:
+        """Spec v0.19, "Thread assignment": a statement belongs to one thread, so block
+        math as a copy's source (compute work inside data movement) is an error."""
+        blocks = {acq.name for acq in self.uses.get(id(stmt), [])}
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            for n in ast.walk(arg):
+                math = isinstance(n, ast.BinOp | ast.UnaryOp) and _loaded(n) & blocks
+                if isinstance(n, ast.Call):
+                    math = _is_block_math(n, intrinsic_name(self.resolver.static(n.func)))
+                if math:
+                    self.fail(
+                        "this statement mixes compute work (block math) and data movement "
+                        "(ttl.copy): each statement runs on one thread (spec v0.19, "
+                        '"Thread assignment")',
+                        n,
+                        "store the computed block into a DFB (with dfb.reserve() as blk: "
+                        "blk.store(...)) and copy from there",
+                    )
 
     def _selected_kernel(self, stmt: ast.stmt, kind: dsl.KernelKind) -> Key:
         """A copy (math) runs in the ``kind`` handle a used block's release selects, else in

@@ -500,7 +500,7 @@ class Splitter:
         blocks = {acq.name for acq in self.uses.get(id(stmt), [])}
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             for n in ast.walk(arg):
-                math = isinstance(n, ast.BinOp | ast.UnaryOp) and _loaded(n) & blocks
+                math = isinstance(n, ast.BinOp | ast.UnaryOp) and bool(_loaded(n) & blocks)
                 if isinstance(n, ast.Call):
                     math = _is_block_math(n, intrinsic_name(self.resolver.static(n.func)))
                 if math:

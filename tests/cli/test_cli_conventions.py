@@ -3,6 +3,7 @@ prints usage and exits 2, --version prints the version; the console scripts user
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -99,3 +100,34 @@ def test_ttlc_refuses_a_tensor_too_large_for_32_bit_indices(tmp_path: Path) -> N
     assert proc.returncode in (1, 2), proc.stdout
     assert "more than the 2147483648 (2**31) kernels index with 32-bit integers" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _ttlc_to(stdout: object) -> subprocess.CompletedProcess[str]:
+    src = ROOT / "examples" / "basic" / "eltwise_single_tile.py"
+    args = [f"--arg={n}=bf16[32,32]" for n in "abcy"]
+    exe = BIN / "ttlc"
+    return subprocess.run(
+        [str(exe), f"--src={src}", "--operation=eltwise_single_tile", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_ttlc_output_to_a_full_disk_is_one_line() -> None:
+    # Issue 31: a raw ENOSPC traceback.
+    with open("/dev/full", "w") as full:
+        proc = _ttlc_to(full)
+    assert proc.returncode == 1
+    assert proc.stderr == "ttlc: error: cannot write the output: No space left on device\n"
+
+
+def test_ttlc_output_into_a_closed_pipe_ends_quietly() -> None:
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before ttlc writes
+    with os.fdopen(write, "w") as closed:
+        proc = _ttlc_to(closed)
+    assert proc.returncode == 141, proc.stderr
+    assert proc.stderr == ""

@@ -234,3 +234,34 @@ def test_the_tt_metal_function_index_is_current():
     committed = json.loads(tt_metal_index.INDEX_FILE.read_text())
     assert committed["version"] == tt_metal.pin().version
     assert committed["functions"] == tt_metal_index.build_index(tt_metal.headers() / "hw" / "inc")
+
+
+def test_a_wrapper_script_that_hangs_is_stopped_with_its_children(local, tmp_path, monkeypatch):
+    # Issue 31: a shell wrapper's `sleep` child held the output pipes open past the limit.
+    import time
+
+    hang = tmp_path / "wrapper-g++"
+    hang.write_text("#!/bin/sh\nsleep 30\n")
+    hang.chmod(0o755)
+    monkeypatch.setenv(flags.CXX_TIMEOUT_ENV, "0.5")
+    (tmp_path / "k.cc").write_text(KERNEL)
+    build = KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),))
+    start = time.monotonic()
+    with pytest.raises(DeviceBuildError, match=r"did not finish within 0\.5 s"):
+        build_elf(dataclasses.replace(local, cxx=str(hang)), build, str(tmp_path))
+    assert time.monotonic() - start < 10
+
+
+def test_a_compiler_that_never_answers_version_is_a_launch_error(tmp_path, monkeypatch):
+    # Issue 31: the JIT's cache key runs `cxx --version`, which had no time limit.
+    from ttl.host import toolchain
+    from ttl.runtime.errors import LaunchError
+
+    hang = tmp_path / "silent-g++"
+    hang.write_text("#!/bin/sh\nsleep 30\n")
+    hang.chmod(0o755)
+    monkeypatch.setenv(flags.CXX_TIMEOUT_ENV, "0.5")
+    with pytest.raises(LaunchError, match=r"did not answer --version within 0\.5 s: is it a"):
+        toolchain.version_line(str(hang))
+    with pytest.raises(LaunchError, match="cannot run the device compiler"):
+        toolchain.version_line(str(tmp_path / "missing-g++"))

@@ -171,3 +171,69 @@ def test_bfp8_parameters_get_quantized_inputs(tmp_path, capsys):
     # One step of a bfp8 value in [-2, 2) is 2^-5 at most: half of it, plus bf16 DST rounding.
     assert run(bundle, reference, "--rtol=0", "--atol=0.03") == 0
     assert "y: max |error|" in capsys.readouterr().out
+
+
+def _tampered(bundle, tmp_path, how):
+    import os
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(bundle, bad)
+    manifest = json.loads((bad / "manifest.json").read_text())
+    if how == "fifo-elf":
+        (bad / "elf/compute.elf").unlink()
+        os.mkfifo(bad / "elf/compute.elf")
+    elif how == "dev-zero-manifest":
+        (bad / "manifest.json").unlink()
+        (bad / "manifest.json").symlink_to("/dev/zero")
+    elif how == "missing-elf":
+        (bad / "elf/compute.elf").unlink()
+    elif how == "elf-segment-past-its-file":
+        rt_bundle.patch_first_load_segment(bad, lambda f: {"offset": 0xFFFFFF00})
+    elif how == "edited-elf":
+        with open(bad / "elf/compute.elf", "ab") as f:
+            f.write(b"\0")
+    else:
+        edits = {
+            "duplicate-index": lambda m: m["tensors"][1].update(index=0),
+            "no-kernels": lambda m: m.update(kernels=[]),
+            "huge-shape": lambda m: [t.update(shape=[65536, 32768]) for t in m["tensors"]],
+            "listed-file-escapes": lambda m: m["bundle"]["files"].update({"../x": "sha256:0"}),
+            "not-json-object": lambda m: m.clear(),
+        }
+        edits[how](manifest)
+        (bad / "manifest.json").write_text(json.dumps(manifest))
+    return bad
+
+
+TAMPERINGS = [
+    "fifo-elf",
+    "dev-zero-manifest",
+    "missing-elf",
+    "edited-elf",
+    "elf-segment-past-its-file",
+    "duplicate-index",
+    "no-kernels",
+    "huge-shape",
+    "listed-file-escapes",
+    "not-json-object",
+]
+
+
+@pytest.mark.parametrize("how", TAMPERINGS)
+def test_a_tampered_bundle_fails_the_runner_in_one_line(bundle, tmp_path, capsys, how):
+    # Issue 31: the runner printed tracebacks for 30 of 67 tampered bundles.
+    bad = _tampered(bundle, tmp_path, how)
+    assert run(bad, ROOT / "examples/basic/eltwise_single_tile.py") == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    assert len([line for line in out.err.splitlines() if line.strip()]) == 1, out.err
+
+
+def test_a_trace_to_a_full_disk_fails_the_test_in_one_line(bundle, capsys):
+    # Issue 31: a raw ENOSPC traceback from write_trace.
+    result = run(bundle, ROOT / "examples/basic/eltwise_single_tile.py", "--trace=/dev/full")
+    assert result == 1
+    err = capsys.readouterr().err
+    assert "cannot write the trace /dev/full: No space left on device" in err
+    assert "Traceback" not in err

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +62,23 @@ def example_bundle(path: Path, mod, target: str, tmp: Path) -> tuple[dict, Path]
         str(path.relative_to(ROOT)), mod.OPERATION, mod.SPECS, tmp / "ttlc", target
     )
     return manifest, make_bundle(tmp / "ttlc", manifest, tmp / "bundle")
+
+
+def patch_first_load_segment(bundle: Path, change) -> None:
+    """``change`` (a function of the header's fields to new values) applied to the ELF's
+    first PT_LOAD program header, and the manifest's hash of the ELF updated (a tampered
+    bundle whose file list still vouches for it)."""
+    elf = bundle / "elf/compute.elf"
+    raw = bytearray(elf.read_bytes())
+    phoff, phnum = struct.unpack_from("<I", raw, 28)[0], struct.unpack_from("<H", raw, 44)[0]
+    names = ("type", "offset", "vaddr", "paddr", "filesz", "memsz", "flags", "align")
+    for at in range(phoff, phoff + 32 * phnum, 32):
+        fields = dict(zip(names, struct.unpack_from("<8I", raw, at), strict=True))
+        if fields["type"] == 1 and fields["filesz"]:  # a PT_LOAD with file bytes
+            fields.update(change(fields))
+            struct.pack_into("<8I", raw, at, *(fields[n] for n in names))
+            break
+    elf.write_bytes(bytes(raw))
+    m = json.loads((bundle / "manifest.json").read_text())
+    m["bundle"]["files"]["elf/compute.elf"] = "sha256:" + hashlib.sha256(raw).hexdigest()
+    (bundle / "manifest.json").write_text(json.dumps(m))

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from dst_model import fma_in_dst
-from rt_bundle import compile_operation, make_bundle
+from rt_bundle import compile_operation, make_bundle, patch_first_load_segment
 
 from ttl.runtime import BundleError, Device, LaunchError, load_bundle, run
 from ttl.runtime.errors import RunawayKernelError
@@ -331,6 +331,33 @@ def test_a_bundle_linked_in_as_bazel_presents_it_loads_and_runs(eltwise_bundle, 
         assert _check_bundle_problems(bundle_path) == []
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda f: {"offset": 0xFFFFFF00}, "file bytes past the end of the file"),
+        (lambda f: {"filesz": 0xFFFFFFF0}, "more file bytes than its memory size"),
+        (lambda f: {"memsz": f["filesz"] - 4}, "more file bytes than its memory size"),
+    ],
+    ids=["past-the-end", "huge-file-size", "file-size-over-memory-size"],
+)
+def test_an_elf_segment_that_misstates_its_size_is_refused(
+    eltwise_bundle, tmp_path, change, message
+):
+    # Issue 31: a raw ValueError from engine.py, or kernel memory silently overwritten.
+    bad = _copy(eltwise_bundle, tmp_path)
+    patch_first_load_segment(bad, change)
+    with pytest.raises(LaunchError, match=message):
+        load_bundle(bad)
+    assert any(message in p for p in _check_bundle_problems(bad))
+
+
+def test_check_bundle_refuses_what_the_loader_refuses(eltwise_bundle, tmp_path):
+    # Issue 31: check_bundle said "ok" to manifests load_bundle refuses.
+    bad = _edited(eltwise_bundle, tmp_path, lambda m: m["tensors"][1].update(index=0))
+    problems = _check_bundle_problems(bad)
+    assert any("the runtime refuses it:" in p and "numbered 0..n-1" in p for p in problems)
+
+
 def test_a_fifo_in_a_bundle_does_not_block_its_readers(eltwise_bundle, tmp_path):
     import os
 
@@ -367,6 +394,13 @@ def _set_source(m, source):
             "has more than 2147483648 elements",
         ),
         (lambda m: m["tensors"][0].update(logical_shape=[1, 1]), "pads to whole tiles"),
+        # Issue 31: 2**31 elements pass the element limit; 4 GiB of bf16 per tensor
+        # outgrows Wormhole's 12 GiB before the runner allocates 16 GiB of inputs.
+        (
+            lambda m: [t.update(shape=[65536, 32768]) for t in m["tensors"]],
+            "tensors need 17179869184 bytes of DRAM but wormhole_b0 has 12884901888",
+        ),
+        (lambda m: m["bundle"]["files"].update({"../x": "sha256:0"}), "its file list names"),
         (lambda m: m["tensors"][0].update(logical_shape="1,1"), "has logical_shape '1,1'"),
     ],
     ids=[
@@ -377,6 +411,8 @@ def _set_source(m, source):
         "string-shape",
         "huge",
         "logical-shape-of-another-tensor",
+        "more-than-dram",
+        "listed-file-escapes",
         "string-logical-shape",
     ],
 )

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from ttl.device_build import flags, kernels, tt_metal
+from ttl.device_build.kernels import run_bounded
 
 _SHIMS = Path(__file__).with_name("tt_metal_shims")
 
@@ -514,14 +515,25 @@ def check_kernel(
             cmd = command(
                 root, arch, processor, kernel, cxx=cxx, kernel_include_dirs=kernel_include_dirs
             )
-            proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+            timeout = flags.cxx_timeout()
+            try:
+                proc = run_bounded(cmd, timeout, cwd=cwd)
+                ok, output = proc.returncode == 0, proc.stdout + proc.stderr
+            except subprocess.TimeoutExpired:  # a header that includes a pipe, say
+                ok, output = (
+                    False,
+                    (
+                        f"{cmd[0]} did not finish within {timeout:g} s: does a header include a "
+                        f"pipe or a device? ${flags.CXX_TIMEOUT_ENV} sets the limit"
+                    ),
+                )
             results.append(
                 KernelCheck(
                     kernel=str(kernel.get("name")),
                     source=str(kernel.get("source")),
                     processor=processor,
-                    ok=proc.returncode == 0,
-                    output=(proc.stdout + proc.stderr).replace(str(source.resolve()), source.name),
+                    ok=ok,
+                    output=output.replace(str(source.resolve()), source.name),
                 )
             )
     return results

@@ -12,9 +12,11 @@ same ELF bytes in any Bazel output base, sandbox or JIT cache directory.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -185,6 +187,32 @@ def external_headers(deps_file: str, toolchain_dirs: Sequence[str], cwd: str) ->
     return {p for p in paths if not any(p.startswith(d) for d in own)}
 
 
+def run_bounded(
+    command: Sequence[str], timeout: float, cwd: str | os.PathLike[str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs ``command`` with no stdin (a header that includes /dev/stdin reads nothing),
+    its output captured, for at most ``timeout`` seconds: then its whole process group is
+    killed (a wrapper script's children too, which would otherwise hold the output pipes
+    open) and :class:`subprocess.TimeoutExpired` raised."""
+    with subprocess.Popen(
+        list(command),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=cwd,
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def _run_compiler(
     cxx: str, command: list[str], source: str | None, timeout: float, cwd: str
 ) -> None:
@@ -195,15 +223,8 @@ def _run_compiler(
     prlimit = shutil.which("prlimit")
     if prlimit is not None:
         command = [prlimit, f"--as={limit_mb << 20}", "--", *command]
-    try:  # no stdin: a header that includes /dev/stdin reads nothing
-        proc = subprocess.run(
-            command,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=timeout,
-        )
+    try:
+        proc = run_bounded(command, timeout)
     except subprocess.TimeoutExpired:
         step = f"compiling {os.path.basename(source)}" if source is not None else "linking"
         raise DeviceBuildError(

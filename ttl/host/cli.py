@@ -41,6 +41,7 @@ from ttl.host.cli_help import (
     asks_for_help,
     print_help_and_exit,
     print_version_and_exit,
+    quiet_broken_pipe,
 )
 from ttl.options import CompilerOptions, OptionsError, help_requested, split_argv
 from ttl.targets import DEFAULT_TARGET, TARGETS, parse_grid_flag
@@ -275,15 +276,11 @@ def run() -> None:
     flag_values = define_flags(flags.FLAGS)
     if command == ["run"] and asks_for_help(sys.argv[2:]):
         print_help_and_exit(RUN_USAGE, RUN_DESCRIPTION, flag_values, __name__)
-    try:
+    with quiet_broken_pipe():
         app.run(
             lambda argv: sys.exit(main(argv, flag_values)),
             flags_parser=lambda argv: parse(argv, flag_values),
         )
-    except BrokenPipeError:  # the reader of our output is gone (`| head`): stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # no second error flushing stdout at exit
-        sys.exit(141)  # 128 + SIGPIPE, as a shell reports it
 
 
 if __name__ == "__main__":

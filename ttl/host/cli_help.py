@@ -1,4 +1,5 @@
-"""``--help`` and ``--version`` for the absl-based command-line tools (``ttl run``, ``ttlc``).
+"""``--help``, ``--version`` and closed pipes for the absl-based command-line tools
+(``ttl run``, ``ttlc``).
 
 absl's own ``--help`` prints the flags of the ``__main__`` module, which for a
 console script is pip's generated wrapper: nothing. These print a usage line,
@@ -7,8 +8,10 @@ the tool's description and its flags with their help, and exit 0.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 from absl import flags
@@ -45,3 +48,15 @@ def print_version_and_exit(tool: str) -> NoReturn:
     """Prints ``<tool> <version>`` and exits 0."""
     print(f"{tool} {VERSION}")
     sys.exit(0)
+
+
+@contextlib.contextmanager
+def quiet_broken_pipe() -> Iterator[None]:
+    """A closed reader of our output (``| head``) ends the tool quietly, with 128 +
+    SIGPIPE as a shell reports it, instead of a ``BrokenPipeError`` traceback."""
+    try:
+        yield
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error flushing stdout at exit
+        sys.exit(141)

@@ -28,6 +28,7 @@ from ttl.device_build.kernels import (
     build_elf,
     build_manifest,
     compile_time_args_define,
+    run_bounded,
 )
 from ttl.runtime.errors import LaunchError
 
@@ -60,8 +61,17 @@ def local_toolchain() -> Toolchain:
 
 
 def version_line(cxx: str) -> str:
-    """The first line of ``cxx --version`` (runs the compiler)."""
-    proc = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
+    """The first line of ``cxx --version`` (runs the compiler, within its time limit)."""
+    timeout = flags.cxx_timeout()
+    try:
+        proc = run_bounded([cxx, "--version"], timeout)
+    except subprocess.TimeoutExpired:
+        raise LaunchError(
+            f"the device compiler {cxx} did not answer --version within {timeout:g} s: is "
+            f"it a compiler? ${flags.CXX_TIMEOUT_ENV} sets the limit"
+        ) from None
+    except OSError as e:
+        raise LaunchError(f"cannot run the device compiler {cxx}: {e.strerror}") from None
     first = (proc.stdout or proc.stderr).splitlines()[:1]
     return first[0] if first else "?"
 

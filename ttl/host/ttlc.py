@@ -18,7 +18,12 @@ from collections.abc import Sequence
 
 from absl import app, flags
 
-from ttl.host.cli_help import asks_for_help, print_help_and_exit, print_version_and_exit
+from ttl.host.cli_help import (
+    asks_for_help,
+    print_help_and_exit,
+    print_version_and_exit,
+    quiet_broken_pipe,
+)
 from ttl.specs import ConstantParam, TensorSpec, param_spec
 from ttl.targets import DEFAULT_TARGET, TARGETS
 
@@ -203,10 +208,17 @@ def main(argv: Sequence[str], flag_values: flags.FlagValues) -> int:
             return EXIT_BAD_FLAGS
     else:
         files = result.files(fv.emit)
-        for name in files:
-            if len(files) > 1:
-                print(f"// ----- {name}")
-            sys.stdout.write(files[name])
+        try:
+            for name in files:
+                if len(files) > 1:
+                    print(f"// ----- {name}")
+                sys.stdout.write(files[name])
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise  # run() ends quietly (quiet_broken_pipe)
+        except OSError as e:  # a full disk, say
+            print(f"ttlc: error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USER_ERROR
     return 0
 
 
@@ -229,7 +241,8 @@ def run() -> None:
             print(f"ttlc: error: {e}", file=sys.stderr)
             sys.exit(EXIT_BAD_FLAGS)
 
-    app.run(lambda argv: sys.exit(main(argv, flag_values)), flags_parser=flags_parser)
+    with quiet_broken_pipe():
+        app.run(lambda argv: sys.exit(main(argv, flag_values)), flags_parser=flags_parser)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,13 @@ from ttl.device_build.program import runtime_arg_value
 from ttl.runtime.coprocessor import DstMode
 from ttl.runtime.device import Device
 from ttl.runtime.dfb import DFBConfig
+from ttl.runtime.dram import DRAM_BANK_BYTES, DRAM_BANKS
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.errors import BundleError, LaunchError
 from ttl.runtime.program import KernelSpec, Program
 from ttl.runtime.sharding import DESCRIPTOR_BASE, ShardedTensor, ShardLayout
 from ttl.runtime.tensors import Bfp8Tensor, DramTensor, is_torch, like_input, to_numpy
-from ttl.runtime.tiles import data_format
+from ttl.runtime.tiles import TILE_ELEMS, data_format
 from ttl.specs import MAX_TENSOR_ELEMENTS, ROW_MAJOR, tile_padded
 
 MANIFEST_SCHEMA = "ttl.manifest"
@@ -132,6 +133,11 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
     if not (1 <= grid[0] <= full[0] and 1 <= grid[1] <= full[1]):
         raise BundleError(f"{where}: grid {grid} does not fit {target} ({full[0]}x{full[1]})")
     files = _bundle_files(m, where)
+    for rel in files:  # every listed name stays in the bundle, read now or later
+        try:
+            bundle_format.bundle_member(root, rel)
+        except bundle_format.UnsafeBundleFileError as e:
+            raise BundleError(f"{where}: its file list names {e}") from None
     tensors = [
         TensorSignature(
             t["name"],
@@ -151,6 +157,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
         )
     if not m["kernels"]:
         raise BundleError(f"{where}: the manifest lists no kernels: rebuild the operation")
+    _check_dram_fits(tensors, target, where)
     dfbs = [
         DFBConfig(
             int(d["physical_index"]),
@@ -202,6 +209,17 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
         [e["initial_value"] for e in sems],
         [str(e["name"]) for e in sems],
     )
+
+
+def _check_dram_fits(tensors: Sequence[TensorSignature], target: str, where: str) -> None:
+    """The tensors fit the target's DRAM (before anyone allocates them on the host)."""
+    need = sum(math.prod(t.shape) * _targets.tile_bytes(t.dtype) // TILE_ELEMS for t in tensors)
+    have = DRAM_BANKS[target] * DRAM_BANK_BYTES[target]
+    if need > have:
+        raise BundleError(
+            f"{where}: its tensors need {need} bytes of DRAM but {target} has {have}: "
+            "rebuild the operation for smaller tensors"
+        )
 
 
 def _is_dims(value: object) -> bool:

@@ -76,10 +76,11 @@ class _Elf32:
         offset, size = self._shdrs[index][4], self._shdrs[index][5]
         return self._raw[offset : offset + size]
 
-    def loads(self) -> list[tuple[int, bytes, int, bool]]:
-        """(address, file bytes, memory size, read-only) of each non-empty PT_LOAD segment."""
+    def loads(self) -> list[tuple[int, bytes, int, int, bool]]:
+        """(address, file bytes, file size, memory size, read-only) of each non-empty
+        PT_LOAD segment (fewer bytes than its file size when the file ends first)."""
         return [
-            (vaddr, self._raw[offset : offset + filesz], memsz, not flags & self.PF_W)
+            (vaddr, self._raw[offset : offset + filesz], filesz, memsz, not flags & self.PF_W)
             for ptype, offset, vaddr, _, filesz, memsz, flags, *_ in self._phdrs
             if ptype == self.PT_LOAD and memsz
         ]
@@ -148,11 +149,21 @@ class ElfImage:
             )
         segments, read_only = [], []
         lo, hi = memmap.LOCAL_BASE, memmap.LOCAL_BASE + memmap.LOCAL_SIZE
-        for start, data, size, ro in elf.loads():
+        for start, data, file_size, size, ro in elf.loads():
             if start < lo or start + size > hi:
                 raise LaunchError(
                     f"{path}: segment [{start:#x}, {start + size:#x}) is outside LOCAL memory "
                     f"[{lo:#x}, {hi:#x}): link with ttl/runtime/device/link/kernel.ld"
+                )
+            if file_size > size or len(data) < file_size:  # a linker never writes either
+                why = (
+                    "more file bytes than its memory size"
+                    if file_size > size
+                    else ("file bytes past the end of the file")
+                )
+                raise LaunchError(
+                    f"{path}: segment at {start:#x} has {why} ({file_size} bytes in the file, "
+                    f"{size} in memory, {len(raw)} in the ELF): a damaged ELF; rebuild it"
                 )
             segments.append((start, data, size))
             read_only.append(ro)

@@ -1,12 +1,14 @@
 """Checks a TT-Lang bundle built by `ttl_operation` (run by `ttl_bundle_test`).
 
 Verifies: every file the manifest's `bundle.files` lists exists inside the
-bundle (no `..`), is a regular file of bounded size (symlinks are followed, as
-Bazel's runfiles present files) with that SHA-256, and no other file is present;
+bundle (no `..`; a symlink only to the file of its name where the manifest resolves,
+as Bazel's runfiles present files), is a regular file of bounded size with that
+SHA-256, and no other file is present;
 the manifest lists kernels, each by a file name; every logical kernel has its C++
 source and an RV32 RISC-V executable ELF; no file embeds an absolute build
 path (sandbox, exec root or output base), so the bundle is relocatable and
-reproducible.
+reproducible; and the runtime's loader (``ttl.runtime.load_bundle``: the manifest's
+schema, the ELF segments against the device's memory map) accepts it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import struct
 import sys
 
 from ttl.device_build import bundle as bundle_format
+from ttl.runtime import load_bundle
+from ttl.runtime.errors import LaunchError
 
 _EM_RISCV = 243
 _BUILD_PATH_MARKERS = (b"/execroot/", b"/sandbox/", b"/bazel-workers/", b"/_bazel_")
@@ -89,6 +93,11 @@ def check_bundle(bundle: str) -> list[str]:
             problems.append(f"{elf}: not a 32-bit little-endian ELF")
         elif struct.unpack_from("<HH", header, 16) != (2, _EM_RISCV):
             problems.append(f"{elf}: not a RISC-V executable")
+    if not problems:  # the file checks pass: the runtime's own validation must too
+        try:
+            load_bundle(bundle)
+        except LaunchError as e:  # BundleError included
+            problems.append(f"the runtime refuses it: {e}")
     return problems
 
 

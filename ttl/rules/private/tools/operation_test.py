@@ -31,7 +31,7 @@ import ml_dtypes
 import numpy as np
 
 from ttl.runtime import Bfp8Tensor, Device, load_bundle, run
-from ttl.runtime.errors import BundleError, DeviceError
+from ttl.runtime.errors import DeviceError, LaunchError
 from ttl.runtime.tensors import to_numpy
 from ttl.runtime.trace import check_writable, write_trace
 
@@ -177,7 +177,7 @@ def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) ->
     """Runs one bundle against the reference; prints the check and the profile."""
     try:
         bundle = load_bundle(path)
-    except BundleError as error:  # a damaged or hand-edited bundle: say what, no traceback
+    except LaunchError as error:  # a damaged or hand-edited bundle: say what, no traceback
         print(f"{path}: {error}", file=sys.stderr)
         return False
     trace_name = f"{bundle.operation}.{bundle.target}" if several else bundle.operation
@@ -210,7 +210,11 @@ def run_bundle(path: str, reference, args: argparse.Namespace, several: bool) ->
     assert report is not None  # run() records it
     print(report.table())
     if trace_path is not None:
-        write_trace(trace_path, [(bundle.operation, report.kernels, report.dfb_counts)])
+        try:
+            write_trace(trace_path, [(bundle.operation, report.kernels, report.dfb_counts)])
+        except OSError as e:  # checked writable before the run; the disk may fill since
+            print(f"cannot write the trace {trace_path}: {e.strerror or e}", file=sys.stderr)
+            return False
         print(f"trace written to {trace_path}")
     return ok
 

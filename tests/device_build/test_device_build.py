@@ -265,3 +265,13 @@ def test_a_compiler_that_never_answers_version_is_a_launch_error(tmp_path, monke
         toolchain.version_line(str(hang))
     with pytest.raises(LaunchError, match="cannot run the device compiler"):
         toolchain.version_line(str(tmp_path / "missing-g++"))
+
+
+def test_confined_builds_refuse_an_absolute_include_directory(local, tmp_path):
+    # Issue 31: include_paths=["/abs/outside"] under Bazel.
+    (tmp_path / "k.cc").write_text(KERNEL)
+    build = KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),), include_dirs=(str(tmp_path),))
+    build_elf(local, build, str(tmp_path / "free"))  # the JIT: absolute paths are fine
+    confined = dataclasses.replace(local, confine_includes=True)
+    with pytest.raises(DeviceBuildError, match=f"include path '{tmp_path}' of an external call"):
+        build_elf(confined, build, str(tmp_path / "bazel"))

@@ -137,6 +137,24 @@ def test_a_header_included_by_an_absolute_path_fails_the_device_build(bazel):
     assert "Declare them in `hdrs`" in err
 
 
+@pytest.mark.parametrize(
+    "strategy",
+    [(), ("--spawn_strategy=sandboxed", "--strategy=TtlCompile=sandboxed")],
+    ids=["worker", "sandboxed"],
+)
+def test_an_absolute_include_path_fails_the_device_build(bazel, strategy):
+    """Issue 31: include_paths=["/abs/outside"] with no declared header built under the
+    worker and the sandboxed strategy: headers there are not inputs (a stale bundle)."""
+    import pathlib
+
+    outside = pathlib.Path("/tmp/ttl-bazel-outside")
+    outside.mkdir(exist_ok=True)
+    (outside / "outside.hpp").write_text("#pragma once\ninline void outside_entry() {}\n")
+    err = build_fails(bazel, *strategy, "//tests/rules/bad:absolute_include_path")
+    assert "include path '/tmp/ttl-bazel-outside' of an external call is outside the build's" in err
+    assert "declare them in `hdrs`" in err
+
+
 def test_unknown_entry_of_targets_fails_at_analysis(bazel):
     err = build_fails(bazel, "//tests/rules/bad:unknown_in_targets")
     assert "attribute `targets` of the ttl_operation building" in err

@@ -147,6 +147,8 @@ def build_elf(
             f"or set {flags.CXX_ENV} to a C++ compiler that targets rv32im/ilp32"
         )
     cwd = os.getcwd()
+    if toolchain.confine_includes:
+        check_include_dirs(build.include_dirs)
     os.makedirs(out_dir, exist_ok=True)
     timeout = flags.cxx_timeout()
     headers: set[str] = set()
@@ -243,6 +245,20 @@ def _run_compiler(
 
 
 _OUT_OF_MEMORY = re.compile(r"out of memory|virtual memory exhausted|cannot allocate memory", re.I)
+
+
+def check_include_dirs(include_dirs: Sequence[str]) -> None:
+    """Raises :class:`DeviceBuildError` for an absolute include directory (a Bazel action:
+    every declared input is exec-root relative, so nothing under it is an input)."""
+    outside = [d for d in include_dirs if os.path.isabs(d)]
+    if outside:
+        raise DeviceBuildError(
+            f"include path {outside[0]!r} of an external call is outside the build's "
+            "declared inputs (an absolute path): headers under it are not inputs, so editing "
+            "them would leave the bundle stale. Put the headers in the workspace or an "
+            "external repository, declare them in `hdrs` (or a cc_library in `deps`) of the "
+            "ttl_operation, and give include_paths relative to the workspace root"
+        )
 
 
 def check_inclusions(deps_file: str, source: str, toolchain_dirs: Sequence[str] = ()) -> None:

@@ -28,3 +28,16 @@ def undeclared_transitive_include(a, y):
 @ttl.operation(grid=(1, 1))
 def absolute_include(a, y):
     ttl.call_extern_func("absolute.hpp", "absolute_entry", kernel=ttl.KernelKind.COMPUTE)
+
+
+OUTSIDE_INCLUDE_DIR = "/tmp/ttl-bazel-outside"  # written by the test, no declared header
+
+
+@ttl.operation(grid=(1, 1))
+def absolute_include_path(a, y):
+    ttl.call_extern_func(
+        "outside.hpp",
+        "outside_entry",
+        include_paths=[OUTSIDE_INCLUDE_DIR],
+        kernel=ttl.KernelKind.COMPUTE,
+    )

@@ -405,8 +405,8 @@ def build_manifest(
     workers = max(1, min(len(builds), os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         failures = [f for f in pool.map(run, builds) if f is not None]
-    if failures:
-        raise DeviceBuildError("".join(failures))
+    if failures:  # one kernel's report per paragraph (a compiler's output ends in a newline)
+        raise DeviceBuildError("\n".join(f.rstrip("\n") for f in failures))
     return frozenset(headers)
 
 

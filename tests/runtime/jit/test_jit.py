@@ -742,3 +742,21 @@ def test_ctrl_c_during_a_run_reports_where_each_kernel_was(needs_device_cxx, fre
     assert "node (0,0) dm0 kernel 'producer': " in text
     assert "node (0,0) compute kernel 'consumer': " in text
     assert len(info.value.sites) == 2  # idle finished
+
+
+def test_a_compiler_that_writes_no_elf_publishes_no_cache_entry(
+    add_mul, monkeypatch, fresh_jit, tmp_path
+):
+    # Issue 31: a TTL_DEVICE_CXX that exits 0 without writing an ELF.
+    from ttl.device_build import flags
+    from ttl.runtime.errors import LaunchError
+
+    silent = tmp_path / "silent-g++"
+    silent.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "silent-g++ 1.0"\nexit 0\n')
+    silent.chmod(0o755)
+    monkeypatch.setenv(flags.CXX_ENV, str(silent))
+    monkeypatch.setattr(cache, "device_compiler_version", lambda: f"{silent} 1.0")
+    with pytest.raises(LaunchError, match=r"exited 0 but wrote no \w+\.elf"):
+        add_mul(*_inputs((32, 32)))
+    bundles = fresh_jit / "bundles"
+    assert not bundles.exists() or not [p for p in bundles.iterdir() if p.name[:1] != "."]

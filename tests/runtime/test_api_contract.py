@@ -14,7 +14,13 @@ _DECL = re.compile(r"^(?:uint32_t|uint64_t|uint8_t|void)\s+(\w+)\s*\(", re.MULTI
 _UNARY = re.compile(r"^TTL_DECLARE_UNARY_TILE_OP\((\w+)\)", re.MULTILINE)
 _BLOCK = re.compile(r"^#if !defined\((TTL_\w+_KERNEL)\).*?^#endif", re.MULTILINE | re.DOTALL)
 # Overloaded or templates: each form is called instead of having its address taken.
-_OVERLOADED = {"get_noc_addr", "compute_kernel_hw_startup", "reconfig_data_format"}
+_OVERLOADED = {
+    "get_noc_addr",
+    "compute_kernel_hw_startup",
+    "reconfig_data_format",
+    "exp_tile",
+    "exp_tile_init",
+}
 
 
 def _names(text: str) -> set[str]:
@@ -43,7 +49,7 @@ def test_every_declared_function_links(build):
     names = declared_functions()
     assert "cb_reserve_back" in names["common"]
     assert {"noc_async_read_barrier", "get_noc_multicast_addr"} <= names["data_movement"]
-    assert {"matmul_tiles", "exp_tile", "pack_reconfig_l1_acc", "copy_init"} <= names["compute"]
+    assert {"matmul_tiles", "log_tile", "pack_reconfig_l1_acc", "copy_init"} <= names["compute"]
     dm = f"""#include <cstdint>
 #include "api/dataflow/dataflow_api.h"
 volatile const void* keep;
@@ -73,6 +79,10 @@ void kernel_main() {{
   compute_kernel_hw_startup(0, 16);
   reconfig_data_format(0, 1);
   reconfig_data_format<SrcOrder::Reverse>(0, 1);
+  sink(reinterpret_cast<const void*>(&exp_tile_init<>));
+  sink(reinterpret_cast<const void*>(&exp_tile_init<true, 0x3f000000u, InputClamping::None>));
+  sink(reinterpret_cast<const void*>(&exp_tile<>));
+  sink(reinterpret_cast<const void*>(&exp_tile<true, true, InputClamping::None, 2>));
 {_sinks(names["common"] | names["compute"])}
 }}
 """

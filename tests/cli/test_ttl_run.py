@@ -493,3 +493,7 @@ def test_prints_to_a_full_disk_are_a_clear_error(ttl_run, tmp_path):
     assert code == 1
     assert "ttl run: error: No space left on device writing /dev/full" in err
     assert "Traceback" not in err
+    code, _, err = ttl_run("--trace=/dev/full", program)  # issue 31: the trace too
+    assert code == 1, err
+    assert "No space left on device" in err and "/dev/full" in err
+    assert "Traceback" not in err

@@ -275,3 +275,11 @@ def test_confined_builds_refuse_an_absolute_include_directory(local, tmp_path):
     confined = dataclasses.replace(local, confine_includes=True)
     with pytest.raises(DeviceBuildError, match=f"include path '{tmp_path}' of an external call"):
         build_elf(confined, build, str(tmp_path / "bazel"))
+
+
+def test_a_header_that_includes_dev_stdin_reads_nothing(local, tmp_path):
+    # Issue 31: it hung, reading the caller's stdin; the compiler gets none.
+    (tmp_path / "k.cc").write_text('#include "/dev/stdin"\n' + KERNEL)
+    build = KernelBuild(stem="k", sources=(str(tmp_path / "k.cc"),))
+    build_elf(local, build, str(tmp_path))
+    assert (tmp_path / "k.elf").is_file()

@@ -358,15 +358,30 @@ def test_check_bundle_refuses_what_the_loader_refuses(eltwise_bundle, tmp_path):
     assert any("the runtime refuses it:" in p and "numbered 0..n-1" in p for p in problems)
 
 
-def test_a_fifo_in_a_bundle_does_not_block_its_readers(eltwise_bundle, tmp_path):
+@pytest.mark.parametrize("member", ["elf/compute.elf", "manifest.json"])
+def test_a_fifo_in_a_bundle_does_not_block_its_readers(eltwise_bundle, tmp_path, member):
     import os
 
     bad = _copy(eltwise_bundle, tmp_path)
-    (bad / "elf/compute.elf").unlink()
-    os.mkfifo(bad / "elf/compute.elf")
+    (bad / member).unlink()
+    os.mkfifo(bad / member)
     with pytest.raises(BundleError, match="a FIFO"):
         load_bundle(bad)
     assert any("a FIFO" in p for p in _check_bundle_problems(bad))
+
+
+def test_a_manifest_linked_from_outside_takes_no_files_of_the_bundle(eltwise_bundle, tmp_path):
+    # The bundle's files must resolve next to the manifest: a manifest linked in from
+    # elsewhere cannot vouch for the files of this directory.
+    bad = _copy(eltwise_bundle, tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copyfile(bad / "manifest.json", outside / "manifest.json")
+    (bad / "manifest.json").unlink()
+    (bad / "manifest.json").symlink_to(outside / "manifest.json")
+    with pytest.raises(BundleError, match="outside the bundle"):
+        load_bundle(bad)
+    assert _check_bundle_problems(bad)
 
 
 def _edited(eltwise_bundle, tmp_path, edit):

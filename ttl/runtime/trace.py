@@ -126,10 +126,14 @@ def check_writable(path: str, what: str = "trace file") -> None:
 
 
 def write_trace(path: str, calls: Iterable[Call]) -> None:
-    """Writes the trace of ``calls`` to ``path`` (deterministic JSON)."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(chrome_trace(list(calls)), f, indent=0, sort_keys=True)
-        f.write("\n")
+    """Writes the trace of ``calls`` to ``path`` (deterministic JSON). An OSError names
+    ``path`` (a write error, ENOSPC say, carries no file name of its own)."""
+    text = json.dumps(chrome_trace(list(calls)), indent=0, sort_keys=True) + "\n"
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, e.filename or path) from None
 
 
 def _pid(node: tuple[int, int]) -> int:

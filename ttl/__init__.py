@@ -37,6 +37,7 @@ from ttl.dsl import (
 )
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.extern import (
+    DFBAccess,
     DFBEffect,
     DispatchCondition,
     ScalarType,
@@ -86,6 +87,7 @@ __all__ = [
     "TILE_SHAPE",
     "CompilerOptions",
     "CopyTransferHandler",
+    "DFBAccess",
     "DFBEffect",
     "DataflowBuffer",
     "DispatchCondition",

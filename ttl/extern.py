@@ -52,6 +52,7 @@ def call_extern_func(
     func_args: Any = None,
     dfb_dependencies: Any = None,
     dfb_effects: Any = None,
+    dfb_accesses: Any = None,
     unknown_dfb_access: bool = False,
     include_paths: Any = None,
     kernel: Any = None,
@@ -84,3 +85,18 @@ class DFBEffect:
     wait = staticmethod(intrinsic("extern.effect.wait")(lambda dfb, *, tiles: None))
     pop = staticmethod(intrinsic("extern.effect.pop")(lambda dfb, *, tiles: None))
     repeat = staticmethod(intrinsic("extern.effect.repeat")(lambda count, effects: None))
+
+
+class DFBAccess:
+    """Typed synchronous DFB accesses of an external function without queue transactions
+    (``dfb_accesses``, upstream's external-functions contract after mid-2026).
+
+    ``inspect(dfb)``: the callee may read the DFB's descriptor or contents but does not
+    publish, consume or change it; the call stays a storage access of the DFB, with no
+    change to its protocol state (not an opaque access).
+    """
+
+    inspect = staticmethod(intrinsic("extern.access.inspect")(lambda dfb: None))
+    interface_preserved = staticmethod(
+        intrinsic("extern.access.interface_preserved")(lambda dfb: None)
+    )

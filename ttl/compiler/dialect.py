@@ -1721,12 +1721,15 @@ class SignpostEndOp(IRDLOperation):
 
 
 class DFBEffectKind(StrEnum):
-    """A synchronous DFB protocol action performed by external C++."""
+    """A synchronous DFB protocol action performed by external C++, or ``inspect``
+    (``ttl.DFBAccess.inspect``): a typed access with no queue transaction, an identity
+    transition of the DFB's protocol state (its ``tiles`` is 0)."""
 
     RESERVE = "reserve"
     PUSH = "push"
     WAIT = "wait"
     POP = "pop"
+    INSPECT = "inspect"
 
 
 @irdl_attr_definition
@@ -1770,7 +1773,10 @@ class DFBEffectAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if self.dependency_index.data < 0:
             raise VerifyException("dfb_effect dependency_index must be non-negative")
-        if self.tiles.data <= 0:
+        if self.kind.data is DFBEffectKind.INSPECT:
+            if self.tiles.data != 0:
+                raise VerifyException("an inspect access moves no tiles: its tiles is 0")
+        elif self.tiles.data <= 0:
             raise VerifyException("dfb_effect tiles must be positive")
 
 

@@ -53,7 +53,9 @@ def _stage(a, b, **kw):
 def test_effect_kind_is_a_generated_enum():
     """ "The IR stores each effect as a generated enum and a typed attribute.\""""
     assert issubclass(d.DFBEffectKind, StrEnum)
-    assert [k.value for k in d.DFBEffectKind] == ["reserve", "push", "wait", "pop"]
+    # The four protocol actions, and the typed access of dfb_accesses (an identity
+    # transition, tests/compiler/extern/test_extern_accesses.py).
+    assert [k.value for k in d.DFBEffectKind] == ["reserve", "push", "wait", "pop", "inspect"]
     attr = d.DFBEffectAttr(d.DFBEffectKind.POP, 1, 3)
     assert isinstance(attr.kind, d.DFBEffectKindAttr) and attr.kind.data is d.DFBEffectKind.POP
 

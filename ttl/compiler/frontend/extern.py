@@ -29,6 +29,7 @@ _KEYWORDS = (
     "func_args",
     "dfb_dependencies",
     "dfb_effects",
+    "dfb_accesses",
     "unknown_dfb_access",
     "include_paths",
     "kernel",
@@ -165,6 +166,7 @@ class ExternMixin(MixinBase):
         template = self._template_args(kw.get("template_args"), deps)
         extra = self._dfb_dependencies(kw.get("dfb_dependencies"), deps)
         effects = self._effects(kw.get("dfb_effects"), deps)
+        accesses = self._accesses(kw.get("dfb_accesses"), deps, effects)
         unknown = self._static_bool(kw.get("unknown_dfb_access"), "unknown_dfb_access")
         for t, tnode in template:
             if isinstance(t, DfbIdArg) and not any(dep.dfb is t.dfb for dep in deps):
@@ -187,14 +189,15 @@ class ExternMixin(MixinBase):
                 self.ref(t.dfb, n) for t, n in template if isinstance(t, DescriptorArg)
             ],
             dfb_dependencies=[self.ref(f, n) for f, n in extra],
-            dfb_effects=effects,
+            dfb_effects=effects + accesses,
             unknown_dfb_access=unknown,
             include_paths=include_paths,
             result_type=result_type,
             condition=condition,
         )
         self.emit(op)
-        used = {id(dep.dfb) for dep in deps} | {id(f) for f, _ in extra}
+        inspected = {id(deps[a.dependency_index.data].dfb) for a in accesses}
+        used = ({id(dep.dfb) for dep in deps} | {id(f) for f, _ in extra}) - inspected
         for h in self.handles:  # the C++ may fill a block it can reach through its DFB
             if id(h.dfb) in used and h.released_line is None:
                 h.written = True
@@ -387,9 +390,10 @@ class ExternMixin(MixinBase):
     ) -> None:
         hint = (
             "a condition-result call evaluates a pure runtime condition: remove DFB arguments, "
-            "descriptors, indices, dfb_dependencies, dfb_effects and unknown_dfb_access"
+            "descriptors, indices, dfb_dependencies, dfb_effects, dfb_accesses and "
+            "unknown_dfb_access"
         )
-        for name in ("dfb_dependencies", "dfb_effects"):
+        for name in ("dfb_dependencies", "dfb_effects", "dfb_accesses"):
             if name in kw and self._sequence_nonempty(kw[name]):
                 self.fail(f"a condition_result call cannot declare {name}", kw[name], hint)
         if unknown:
@@ -531,6 +535,68 @@ class ExternMixin(MixinBase):
                 )
             out.append((value, enode))
             deps.append(_Dep(value, enode))
+        return out
+
+    # ------------------------------------------------------------ accesses
+    def _accesses(
+        self, expr: ast.expr | None, deps: list[_Dep], effects: list[d.DFBEffectAttr]
+    ) -> list[d.DFBEffectAttr]:
+        """``dfb_accesses=[ttl.DFBAccess.inspect(dfb), ...]``: one typed access per named
+        dependency, which lists no protocol effect."""
+        if expr is None or (isinstance(expr, ast.Constant) and expr.value is None):
+            return []
+        if not isinstance(expr, ast.List):
+            self.fail(
+                "dfb_accesses must be a literal list of ttl.DFBAccess accesses",
+                expr,
+                "write dfb_accesses=[ttl.DFBAccess.inspect(dfb)]",
+            )
+        out: list[d.DFBEffectAttr] = []
+        for e in expr.elts:
+            name = intrinsic_name(self.visit(e.func)) if isinstance(e, ast.Call) else None
+            if name == "extern.access.interface_preserved":
+                self.fail(
+                    "ttl.DFBAccess.interface_preserved is not supported yet",
+                    e,
+                    "declare ttl.DFBAccess.inspect(dfb) if the callee only reads the DFB, or "
+                    "list its protocol actions in dfb_effects",
+                )
+            if not isinstance(e, ast.Call) or name != "extern.access.inspect":
+                self.fail(
+                    f"'{ast.unparse(e)}' is not a DFB access",
+                    e,
+                    "use ttl.DFBAccess.inspect(dfb); protocol actions go in dfb_effects",
+                )
+            if len(e.args) != 1 or e.keywords:
+                self.fail(
+                    "ttl.DFBAccess.inspect() takes one DFB", e, "write ttl.DFBAccess.inspect(dfb)"
+                )
+            dfb = self.visit(e.args[0])
+            matches = [i for i, dep in enumerate(deps) if dep.dfb is dfb]
+            if not isinstance(dfb, dsl.DataflowBuffer) or not matches:
+                what = (
+                    f"DFB '{dfb.name}'"
+                    if isinstance(dfb, dsl.DataflowBuffer)
+                    else (self.describe(dfb))
+                )
+                self.fail(
+                    f"ttl.DFBAccess.inspect() names {what}, which is not a DFB dependency of "
+                    "this call",
+                    e.args[0],
+                    "pass the DFB in func_args, as ttl.dfb_descriptor(dfb) or in "
+                    "dfb_dependencies=[dfb]",
+                )
+            index = matches[0]
+            if any(x.dependency_index.data == index for x in effects):
+                self.fail(
+                    f"DFB '{dfb.name}' has protocol effects in dfb_effects and an access in "
+                    "dfb_accesses: one dependency declares one or the other",
+                    e,
+                    "keep its dfb_effects (they describe what the callee does), or its access",
+                )
+            if any(x.dependency_index.data == index for x in out):
+                self.fail(f"DFB '{dfb.name}' is listed twice in dfb_accesses", e, "list it once")
+            out.append(d.DFBEffectAttr(d.DFBEffectKind.INSPECT, index, 0))
         return out
 
     # ------------------------------------------------------------ effects

@@ -15,6 +15,7 @@ from typing import Any
 
 from ttl import block, math
 from ttl.dsl import (
+    DFB,
     TILE_SHAPE,
     CopyTransferHandler,
     DataflowBuffer,
@@ -84,6 +85,7 @@ bfloat16 = "bf16"
 float32 = "f32"
 
 __all__ = [
+    "DFB",
     "TILE_SHAPE",
     "CompilerOptions",
     "CopyTransferHandler",

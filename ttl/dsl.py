@@ -170,6 +170,10 @@ class DataflowBuffer:
         return self._kernel_only("wait")
 
 
+#: The type of a DFB parameter of an expand-only operation (spec v0.19: ``d: ttl.DFB``).
+DFB = DataflowBuffer
+
+
 @dataclass
 class TensorArg:
     """An operation parameter during top-level evaluation: a tensor spec with a name."""

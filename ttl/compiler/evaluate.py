@@ -69,6 +69,25 @@ def resolve_grid(request: Any, target: Target, loc: SourceLoc) -> tuple[int, int
     return (x, y)
 
 
+#: Parameter annotations of an expand-only operation (spec v0.19, "Composing operations").
+_EXPAND_ONLY_TYPES = {"ttl.DFB", "DFB", "ttl.DataflowBuffer", "ttl.PipeNet", "PipeNet"}
+
+
+def _refuse_expand_only(op: Operation, def_node: ast.FunctionDef, filename: str) -> None:
+    """An operation whose parameters are DFBs or pipe nets cannot be called or compiled on
+    its own: nothing at a TT-NN call site supplies them."""
+    for a in def_node.args.args:
+        if a.annotation is not None and ast.unparse(a.annotation) in _EXPAND_ONLY_TYPES:
+            raise TTLCompileError(
+                f"operation '{op.name}' is expand-only: its parameter '{a.arg}' is a "
+                f"{ast.unparse(a.annotation)}, which no TT-NN call site can supply (spec "
+                "v0.19, composing operations)",
+                node_loc(filename, a),
+                f"compose it into another operation: call {op.name}(...) as a statement of "
+                "that operation's body, with its DFBs",
+            )
+
+
 def bind_specs(
     op: Operation, specs: Mapping[str, Any] | list[Any]
 ) -> list[TensorArg | ConstantParam]:
@@ -78,6 +97,7 @@ def bind_specs(
     filename, def_node = function_def(op.fn)
     params = list(inspect.signature(op.fn).parameters)
     loc = node_loc(filename, def_node)
+    _refuse_expand_only(op, def_node, filename)
     if isinstance(specs, list):
         if len(specs) != len(params):
             raise TTLCompileError(

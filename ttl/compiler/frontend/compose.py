@@ -4,8 +4,9 @@ A top-level statement ``stage(a, b)`` whose callee is a ``@ttl.operation``
 is composed in two halves:
 
 * host: while the caller's host statements run, ``__ttl_compose__`` runs the
-  callee's host statements with the caller's tensors (its DFBs join the
-  caller's operation) and returns the callee's locals;
+  callee's host statements with the caller's tensors, and for an expand-only
+  callee (spec v0.19: parameters ``d: ttl.DFB``) the caller's DFBs and pipe nets
+  (its own DFBs join the caller's operation), and returns the callee's locals;
 * work: the callee's work statements are inlined in place, every name
   renamed ``<callee>_<n>_<name>`` and resolved in the callee's scope (locals,
   closure, globals), so callee handles keep their identity: repeated calls of
@@ -22,9 +23,13 @@ from typing import Any
 from ttl import dsl
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
+from ttl.pipes import PipeNet
 from ttl.source import function_def, node_loc
 
 COMPOSE = "__ttl_compose__"
+#: What a composed operation's parameters take (spec v0.19): tensors, and, for an
+#: expand-only operation, the caller's DFBs and pipe nets.
+_COMPOSABLE = (dsl.TensorArg, dsl.DataflowBuffer, PipeNet)
 SCOPE = "__ttl_scope_{}"
 
 
@@ -63,16 +68,13 @@ def make_composer(filename: str, host_function: Callable[..., Any]) -> Callable[
                 "write the callee as a unified operation (work directly in its body)",
             )
         params = [a.arg for a in cdef.args.args]
-        if (
-            kwargs
-            or len(args) != len(params)
-            or not all(isinstance(a, dsl.TensorArg) for a in args)
-        ):
+        if kwargs or len(args) != len(params) or not all(isinstance(a, _COMPOSABLE) for a in args):
             raise TTLCompileError(
-                f"composing '{callee.name}' needs one tensor of this operation per parameter "
-                f"({', '.join(params)})",
+                f"composing '{callee.name}' needs one argument per parameter "
+                f"({', '.join(params)}): a tensor, DFB or pipe net of this operation",
                 loc,
-                f"call it as {callee.name}({', '.join(params)}) with this operation's tensors",
+                f"call it as {callee.name}({', '.join(params)}) with this operation's tensors "
+                "(or DFBs and pipe nets for an expand-only operation)",
             )
         scope = host_function(callee, cfile, cdef, return_locals=True)(*args)
         from ttl.identity import bind_handles

@@ -73,5 +73,5 @@ def test_a_composition_argument_of_another_kind_is_an_error(write_source):
 
     source = SOURCE.replace("double_into(a_dfb, mid_dfb)", "double_into(a_dfb, 3)")
     op = load_operation(str(write_source(source)), "twice_doubled")
-    with pytest.raises(TTLCompileError, match="a tensor, DFB or pipe net of this operation"):
+    with pytest.raises(TTLCompileError, match="a tensor or DFB of this operation"):
         compile_operation(op, {"a": "bf16[32,32]", "y": "bf16[32,32]"})

@@ -5,8 +5,8 @@ is composed in two halves:
 
 * host: while the caller's host statements run, ``__ttl_compose__`` runs the
   callee's host statements with the caller's tensors, and for an expand-only
-  callee (spec v0.19: parameters ``d: ttl.DFB``) the caller's DFBs and pipe nets
-  (its own DFBs join the caller's operation), and returns the callee's locals;
+  callee (spec v0.19: parameters ``d: ttl.DFB``) the caller's DFBs (its own DFBs
+  join the caller's operation), and returns the callee's locals;
 * work: the callee's work statements are inlined in place, every name
   renamed ``<callee>_<n>_<name>`` and resolved in the callee's scope (locals,
   closure, globals), so callee handles keep their identity: repeated calls of
@@ -23,13 +23,12 @@ from typing import Any
 from ttl import dsl
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.operation import Operation
-from ttl.pipes import PipeNet
 from ttl.source import function_def, node_loc
 
 COMPOSE = "__ttl_compose__"
 #: What a composed operation's parameters take (spec v0.19): tensors, and, for an
-#: expand-only operation, the caller's DFBs and pipe nets.
-_COMPOSABLE = (dsl.TensorArg, dsl.DataflowBuffer, PipeNet)
+#: expand-only operation, the caller's DFBs (pipe-net parameters are not supported yet).
+_COMPOSABLE = (dsl.TensorArg, dsl.DataflowBuffer)
 SCOPE = "__ttl_scope_{}"
 
 
@@ -71,10 +70,11 @@ def make_composer(filename: str, host_function: Callable[..., Any]) -> Callable[
         if kwargs or len(args) != len(params) or not all(isinstance(a, _COMPOSABLE) for a in args):
             raise TTLCompileError(
                 f"composing '{callee.name}' needs one argument per parameter "
-                f"({', '.join(params)}): a tensor, DFB or pipe net of this operation",
+                f"({', '.join(params)}): a tensor or DFB of this operation (pipe-net "
+                "parameters are not supported yet)",
                 loc,
                 f"call it as {callee.name}({', '.join(params)}) with this operation's tensors "
-                "(or DFBs and pipe nets for an expand-only operation)",
+                "(or DFBs for an expand-only operation)",
             )
         scope = host_function(callee, cfile, cdef, return_locals=True)(*args)
         from ttl.identity import bind_handles

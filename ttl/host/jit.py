@@ -290,7 +290,8 @@ def _run_on_device(
         )
 
     with Progress(
-        f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}"
+        f"running {op.name} on the emulated {bundle.target} {bundle.grid[0]}x{bundle.grid[1]}",
+        detail=dev.progress,
     ):
         try:
             results = run_bundle(bundle, *arrays, device=dev, shards=shards)

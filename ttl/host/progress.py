@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Self, TextIO
 
 
@@ -19,9 +20,18 @@ class Progress:
     """``with Progress("running eltwise"):`` shows ``ttl: running eltwise... 3.1 s``."""
 
     def __init__(
-        self, what: str, stream: TextIO | None = None, *, delay: float = 1.0, interval: float = 0.25
+        self,
+        what: str,
+        stream: TextIO | None = None,
+        *,
+        delay: float = 1.0,
+        interval: float = 0.25,
+        detail: Callable[[], str | None] | None = None,
     ):
+        """``detail``: called at each redraw for how far the step is (e.g. an emulator
+        run's tile operations and finished nodes), shown after the time; None: nothing."""
         self.what = what
+        self.detail = detail
         self.stream = stream or sys.stderr
         self.delay, self.interval = delay, interval
         self._stop = threading.Event()
@@ -58,7 +68,10 @@ class Progress:
         if self._stop.wait(self.delay):
             return
         while not self._stop.is_set():
-            self.stream.write(f"\r\033[Kttl: {self.what}... {time.monotonic() - start:.1f} s")
+            extra = self.detail() if self.detail is not None else None
+            suffix = f" ({extra})" if extra else ""
+            line = f"\r\033[Kttl: {self.what}... {time.monotonic() - start:.1f} s{suffix}"
+            self.stream.write(line)
             self.stream.flush()
             self._shown = True
             self._stop.wait(self.interval)

@@ -15,7 +15,7 @@ from ttl.runtime.dram import DRAM_BANK_BYTES, DRAM_BANKS, Dram
 from ttl.runtime.elfinfo import ElfImage
 from ttl.runtime.engine import Engine
 from ttl.runtime.errors import DeviceError, LaunchError
-from ttl.runtime.hart import Hart
+from ttl.runtime.hart import Hart, HartState
 from ttl.runtime.noc import Noc
 from ttl.runtime.node import Node
 from ttl.runtime.program import Coord, Program
@@ -90,6 +90,7 @@ class Device:
         self.instruction_budget = instruction_budget
         self.livelock_budget = livelock_budget
         self.quantum = quantum
+        self._running: list[Hart] = []  # the harts of the launch that runs (progress)
         self.yield_charge = yield_charge
         self.profile = profile
         self.trace = trace
@@ -255,16 +256,33 @@ class Device:
         harts = self._make_harts(program)
         for engine in {h.engine for h in harts}:
             engine.begin_launch(self.profile or self.trace)
+        self._running = harts
         try:
             with np.errstate(all="ignore"):  # inf/nan tile results are data, as on hardware
                 rounds = run_harts(harts, self.quantum, self.livelock_budget)
         except DeviceError as error:  # the kernels' state so far: the failed call's profile
             error.report = self._report(program, harts, start, read0, written0, rounds=0)
             raise
+        finally:
+            self._running = []
         for t in sharded:
             t.gather(self.nodes)
         self.last_report = self._report(program, harts, start, read0, written0, rounds)
         return self.last_report
+
+    def progress(self) -> str | None:
+        """How far the running launch is, for a progress line read from another thread:
+        tile operations issued and nodes finished; None when no launch runs."""
+        harts = self._running
+        if not harts:
+            return None
+        tiles = sum({id(h.cop): h.cop.commands for h in harts}.values())
+        unfinished = {h.node.coord for h in harts if h.state is not HartState.DONE}
+        nodes = {h.node.coord for h in harts}
+        return (
+            f"{tiles:,} tile operations, {len(nodes) - len(unfinished)} of {len(nodes)} "
+            "nodes finished"
+        )
 
     def _report(
         self,

@@ -77,3 +77,41 @@ def test_progress_waits_for_its_delay():
     with Progress("quick", stream, delay=5.0):
         pass
     assert stream.getvalue() == ""
+
+
+def test_progress_shows_how_far_the_step_is():
+    # Issue 30: a long run shows its tile operations and finished nodes.
+    stream = _Tty()
+    steps = iter(["1,024 tile operations, 0 of 4 nodes finished"] + [None] * 1000)
+    with Progress("running op", stream, delay=0.0, interval=0.01, detail=lambda: next(steps)):
+        time.sleep(0.05)
+    assert "ttl: running op... " in stream.getvalue()
+    assert " s (1,024 tile operations, 0 of 4 nodes finished)" in stream.getvalue()
+
+
+def test_a_device_reports_its_running_launch(add_mul, monkeypatch):
+    """Device.progress, read by the progress thread while kernels run."""
+    from ttl.runtime import Device
+
+    seen = []
+    device = Device("wormhole_b0", (1, 1))
+    assert device.progress() is None
+    real_run = Device.launch
+
+    def launch(self, program):
+        from ttl.runtime import scheduler
+
+        original = scheduler.run_harts
+
+        def watched(harts, *args):
+            seen.append(self.progress())
+            return original(harts, *args)
+
+        monkeypatch.setattr("ttl.runtime.device.run_harts", watched)
+        return real_run(self, program)
+
+    monkeypatch.setattr(Device, "launch", launch)
+    a = np.ones((32, 32), ml_dtypes.bfloat16)
+    add_mul(a, a, a, np.zeros_like(a), device=device)
+    assert seen == ["0 tile operations, 0 of 1 nodes finished"]
+    assert device.progress() is None  # after the launch

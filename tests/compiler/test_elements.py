@@ -96,9 +96,9 @@ def test_the_op_round_trips_through_the_ir_text(compile_source):
         ("i = ttl.read_index(blk, 0)  # ERROR", "on a block of rank 2 takes 2 coordinates, got 1"),
         (
             "i = ttl.read_index(blk, 0, 64)  # ERROR",
-            "coordinate 1 of ttl.read_index is 64, outside",
+            "ttl.read_index's coordinate 64 is outside the block: dimension 1 has 64",
         ),
-        ("i = ttl.read_index(blk, 0, -1)  # ERROR", "coordinate 1 of ttl.read_index is -1"),
+        ("i = ttl.read_index(blk, 0, -1)  # ERROR", "coordinate -1 is outside the block"),
         ("i = ttl.read_index(blk, 0, 0.5)  # ERROR", "coordinate 1 of ttl.read_index must be an"),
         ("i = ttl.read_index(idx_dfb, 0, 0)  # ERROR", "ttl.read_index accesses a block, got"),
         ("i = ttl.read_index()  # ERROR", "takes a block and its coordinates"),
@@ -242,6 +242,7 @@ def test_a_comparison_of_element_values_uses_the_ieee_helpers(compile_source):
     ("body", "message"),
     [
         ("n = v + 1  # ERROR", "an element value (from ttl.raw_element_read)"),
+        ("n = v * 2.0  # ERROR", "element values are written or compared, nothing else"),
         ("if v:  # ERROR\n    pass", "cannot branch on an element value"),
         ("n = 1 if v else 2  # ERROR", "cannot branch on an element value"),
         ("while v:  # ERROR\n    pass", "an element value (from ttl.raw_element_read) is not a"),

@@ -191,8 +191,8 @@ class ElementsMixin(MixinBase):
                 )
             if isinstance(c, int) and not 0 <= c < extent:
                 self.fail(
-                    f"coordinate {i} of {what} is {c}, outside the block's {extent} elements "
-                    "in that dimension",
+                    f"{what}'s coordinate {c} is outside the block: dimension {i} has "
+                    f"{extent} elements",
                     arg,
                     f"use 0..{extent - 1}",
                 )

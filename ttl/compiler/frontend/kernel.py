@@ -607,6 +607,15 @@ class KernelCompiler(
             sequence = _static_sequence_op(op, left, right)
             if sequence is not None:
                 return sequence
+            if isinstance(left, ElementValue) or isinstance(right, ElementValue):
+                self.fail(
+                    f"operator '{type(op).__name__}' is not supported on an element value "
+                    "(from ttl.raw_element_read): element values are written or compared, "
+                    'nothing else (spec v0.18, "Limitations")',
+                    node,
+                    "write it with ttl.raw_element_write, compare it, or do the math on blocks "
+                    "in the compute kernel",
+                )
             self.fail(
                 f"operator '{type(op).__name__}' is not supported on "
                 f"{self.describe(left)} and {self.describe(right)}",

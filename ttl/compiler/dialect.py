@@ -1911,16 +1911,10 @@ class RawAddrOp(IRDLOperation):
         super().__init__(operands=[tensor], result_types=[i32])
 
 
-@irdl_op_definition
-class ReadIndexOp(IRDLOperation):
-    """``ttl.read_index(block, *coords)`` (spec v0.21): the bf16 or f32 element of a
-    data-movement kernel's block at scalar-element ``coords`` (one per block
-    dimension), truncated toward zero to an index.
-
-    Reads L1: ordered with the copies and releases around it (never moved or merged).
-    """
-
-    name = "ttl.read_index"
+class _ElementReadOp(IRDLOperation):
+    """An element of a data-movement kernel's block at scalar-element ``coords`` (one per
+    block dimension), read as an i32. Reads L1: ordered with the copies and releases
+    around it (never moved or merged)."""
 
     block = operand_def(BlockType)
     coords = var_operand_def(EqAttrConstraint(i32))
@@ -1948,26 +1942,19 @@ def _verify_element_access(block: SSAValue, coords: Sequence[SSAValue]) -> None:
 
 
 @irdl_op_definition
-class RawElementReadOp(IRDLOperation):
-    """``ttl.raw_element_read(block, *coords)`` (spec v0.18): an element of a
-    data-movement kernel's block, as f32 bits (a bf16 element widened)."""
+class ReadIndexOp(_ElementReadOp):
+    """``ttl.read_index(block, *coords)`` (spec v0.21): the bf16 or f32 element, truncated
+    toward zero to an index."""
+
+    name = "ttl.read_index"
+
+
+@irdl_op_definition
+class RawElementReadOp(_ElementReadOp):
+    """``ttl.raw_element_read(block, *coords)`` (spec v0.18): the element as f32 bits (a
+    bf16 element widened)."""
 
     name = "ttl.raw_element_read"
-
-    block = operand_def(BlockType)
-    coords = var_operand_def(EqAttrConstraint(i32))
-    result = result_def(i32)
-
-    traits = traits_def(MemoryReadEffect())
-
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$block `[` $coords `]` attr-dict `:` type($block)"
-
-    def __init__(self, block: SSAValue, coords: Sequence[SSAValue]):
-        super().__init__(operands=[block, list(coords)], result_types=[i32])
-
-    def verify_(self) -> None:
-        _verify_element_access(self.block, self.coords)
 
 
 @irdl_op_definition

@@ -231,17 +231,22 @@ class ControlFlowMixin(MixinBase):
             self.bind(name, Dyn(res, kind))
         self._poison_after(other, node, "while loop", inside)
 
+    def refuse_branch_on(self, cond: Any, node: ast.AST) -> None:
+        """A condition decided at compile time must be a compile-time value: a block, a
+        transfer or an element value has no truth value to branch on."""
+        if isinstance(cond, BlockHandle | bx.Expr | TransferHandle | ElementValue):
+            self.fail(
+                f"cannot branch on {self.describe(cond)}",
+                node,
+                "branch on a comparison, e.g. 'if value > 0.0:'"
+                if isinstance(cond, ElementValue)
+                else "branch on an integer or a comparison",
+            )
+
     def visit_If(self, node: ast.If) -> None:
         cond = self.visit(node.test)
         if not isinstance(cond, Dyn):
-            if isinstance(cond, BlockHandle | bx.Expr | TransferHandle | ElementValue):
-                self.fail(
-                    f"cannot branch on {self.describe(cond)}",
-                    node.test,
-                    "branch on a comparison, e.g. 'if value > 0.0:'"
-                    if isinstance(cond, ElementValue)
-                    else None,
-                )
+            self.refuse_branch_on(cond, node.test)
             self.visit_body(node.body if cond else node.orelse)
             return
         test = self.truth(cond, node.test)

@@ -461,12 +461,7 @@ class KernelCompiler(
     def visit_IfExp(self, node: ast.IfExp) -> Any:
         cond = self.visit(node.test)
         if not isinstance(cond, Dyn):
-            if isinstance(cond, BlockHandle | bx.Expr | TransferHandle | ElementValue):
-                self.fail(
-                    f"cannot branch on {self.describe(cond)}",
-                    node.test,
-                    "branch on an integer or a comparison, e.g. 'a if value > 0.0 else b'",
-                )
+            self.refuse_branch_on(cond, node.test)
             return self.visit(node.body if cond else node.orelse)
         a, b = self.visit(node.body), self.visit(node.orelse)
         if not (is_scalar(a) and is_scalar(b)) or self._kind(a) != self._kind(b):

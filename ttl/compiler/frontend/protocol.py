@@ -140,6 +140,8 @@ class KernelCompilerProtocol(Protocol):
 
     def visit_If(self, node: ast.If) -> None: ...  # ControlFlowMixin
 
+    def refuse_branch_on(self, cond: Any, node: ast.AST) -> None: ...  # ControlFlowMixin
+
     def call_pipe_net(self, m: Any, node: ast.Call) -> Any: ...  # PipesMixin
 
     def call_helper(self, fn: Any, fdef: ast.FunctionDef, node: ast.Call) -> Any: ...  # Inline

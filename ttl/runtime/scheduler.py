@@ -188,9 +188,7 @@ def run_harts(harts: list[Hart], quantum: int | None, livelock_budget: int | Non
             return _run_rounds(harts, quantum, livelock_budget, interrupted)
         except KeyboardInterrupt:  # Ctrl-C: where every kernel was, as a deadlock report says
             raise _interrupted(harts) from None
-        except RunawayKernelError as e:
-            if e.sites:
-                raise
+        except RunawayKernelError as e:  # a hart names itself; the others are named here
             ctx = e.context
             others = [h for h in harts if (h.node.coord, h.slot) != (ctx.node, ctx.slot)]
             raise RunawayKernelError(e.detail, ctx, _sites(others)) from None

@@ -94,6 +94,12 @@ class DFBAccess:
     ``inspect(dfb)``: the callee may read the DFB's descriptor or contents but does not
     publish, consume or change it; the call stays a storage access of the DFB, with no
     change to its protocol state (not an opaque access).
+
+    ``interface_preserved(dfb)`` (an earlier v0.21 draft's access, kept for the
+    programs written to it): the callee may inspect or temporarily modify the DFB's
+    interface but restores its configuration, pointers, occupancy and initialization
+    state before returning; to the compiler the same storage access and identity
+    transition as ``inspect``.
     """
 
     inspect = staticmethod(intrinsic("extern.access.inspect")(lambda dfb: None))

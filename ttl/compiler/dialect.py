@@ -1721,15 +1721,21 @@ class SignpostEndOp(IRDLOperation):
 
 
 class DFBEffectKind(StrEnum):
-    """A synchronous DFB protocol action performed by external C++, or ``inspect``
-    (``ttl.DFBAccess.inspect``): a typed access with no queue transaction, an identity
-    transition of the DFB's protocol state (its ``tiles`` is 0)."""
+    """A synchronous DFB protocol action performed by external C++, or an access
+    (``ttl.DFBAccess.inspect`` / ``interface_preserved``): a typed access with no queue
+    transaction, an identity transition of the DFB's protocol state (its ``tiles`` is 0)."""
 
     RESERVE = "reserve"
     PUSH = "push"
     WAIT = "wait"
     POP = "pop"
     INSPECT = "inspect"
+    INTERFACE_PRESERVED = "interface_preserved"
+
+    @property
+    def is_access(self) -> bool:
+        """An access (``dfb_accesses``), not a protocol action (``dfb_effects``)."""
+        return self in (DFBEffectKind.INSPECT, DFBEffectKind.INTERFACE_PRESERVED)
 
 
 @irdl_attr_definition
@@ -1773,9 +1779,11 @@ class DFBEffectAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if self.dependency_index.data < 0:
             raise VerifyException("dfb_effect dependency_index must be non-negative")
-        if self.kind.data is DFBEffectKind.INSPECT:
+        if self.kind.data.is_access:
             if self.tiles.data != 0:
-                raise VerifyException("an inspect access moves no tiles: its tiles is 0")
+                raise VerifyException(
+                    f"an {self.kind.data.value} access moves no tiles: its tiles is 0"
+                )
         elif self.tiles.data <= 0:
             raise VerifyException("dfb_effect tiles must be positive")
 

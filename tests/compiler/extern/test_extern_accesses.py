@@ -17,6 +17,7 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from compiler_testlib import parse_ir
 
 CALL = """
 ttl.call_extern_func(HEADER, "f", template_args=[ttl.dfb_descriptor(src)],{extra}
@@ -40,6 +41,22 @@ def test_an_inspected_dependency_is_a_storage_access_not_an_opaque_one(extern_co
     assert "no dfb_effects for dependency 0, an opaque" in _lifetime(plain.ir, "src")
 
 
+def test_an_interface_preserving_access_is_the_same_storage_access(extern_compile):
+    """An earlier v0.21 draft's ``ttl.DFBAccess.interface_preserved(dfb)``: "the function
+    may inspect or temporarily modify the DFB interface but must restore its complete
+    configuration, pointers, occupancy, and initialization state before returning" (the
+    access upstream's interface_preserved_external_access example declares)."""
+    preserved = extern_compile(
+        CALL.format(extra="\n    dfb_accesses=[ttl.DFBAccess.interface_preserved(src)],")
+    )
+    assert "#ttl.dfb_effect<interface_preserved, 0, 0>" in preserved.ir
+    assert "opaque" not in _lifetime(preserved.ir, "src")
+    assert "span [" in _lifetime(preserved.ir, "src")
+    reparsed = parse_ir(preserved.ir)  # the kind prints and parses back
+    reparsed.verify()
+    assert str(reparsed) == preserved.ir.rstrip("\n")
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -56,9 +73,10 @@ def test_an_inspected_dependency_is_a_storage_access_not_an_opaque_one(extern_co
             "one dependency declares one or the other",
         ),
         (
-            "dfb_accesses=[ttl.DFBAccess.interface_preserved(src)],",
-            "ttl.DFBAccess.interface_preserved is not supported yet",
+            "dfb_accesses=[ttl.DFBAccess.inspect(src), ttl.DFBAccess.interface_preserved(src)],",
+            "DFB 'src' is listed twice in dfb_accesses",
         ),
+        ("dfb_accesses=[ttl.DFBAccess.interface_preserved()],", "interface_preserved() takes one"),
     ],
 )
 def test_a_bad_access_list_is_an_error_at_its_line(extern_error, extra, message):

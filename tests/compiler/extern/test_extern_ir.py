@@ -53,9 +53,11 @@ def _stage(a, b, **kw):
 def test_effect_kind_is_a_generated_enum():
     """ "The IR stores each effect as a generated enum and a typed attribute.\""""
     assert issubclass(d.DFBEffectKind, StrEnum)
-    # The four protocol actions, and the typed access of dfb_accesses (an identity
-    # transition, tests/compiler/extern/test_extern_accesses.py).
-    assert [k.value for k in d.DFBEffectKind] == ["reserve", "push", "wait", "pop", "inspect"]
+    # The four protocol actions, and the typed accesses of dfb_accesses (identity
+    # transitions, tests/compiler/extern/test_extern_accesses.py).
+    kinds = [k.value for k in d.DFBEffectKind]
+    assert kinds == ["reserve", "push", "wait", "pop", "inspect", "interface_preserved"]
+    assert [k.is_access for k in d.DFBEffectKind] == [False] * 4 + [True] * 2
     attr = d.DFBEffectAttr(d.DFBEffectKind.POP, 1, 3)
     assert isinstance(attr.kind, d.DFBEffectKindAttr) and attr.kind.data is d.DFBEffectKind.POP
 

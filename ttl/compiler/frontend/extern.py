@@ -45,6 +45,12 @@ _EFFECT_KINDS = {
 _SCALAR_TYPES = {extern.ScalarType.I32: i32, extern.ScalarType.I64: i64}
 _RESULT_HINT = "write result_type=ttl.ScalarType.I32 or result_type=ttl.ScalarType.I64, or omit it"
 
+# dfb_accesses entries: the intrinsic each ttl.DFBAccess constructor is, and its kind.
+_ACCESSES = {
+    "extern.access.inspect": d.DFBEffectKind.INSPECT,
+    "extern.access.interface_preserved": d.DFBEffectKind.INTERFACE_PRESERVED,
+}
+
 
 @dataclass(frozen=True)
 class DescriptorArg:
@@ -541,8 +547,8 @@ class ExternMixin(MixinBase):
     def _accesses(
         self, expr: ast.expr | None, deps: list[_Dep], effects: list[d.DFBEffectAttr]
     ) -> list[d.DFBEffectAttr]:
-        """``dfb_accesses=[ttl.DFBAccess.inspect(dfb), ...]``: one typed access per named
-        dependency, which lists no protocol effect."""
+        """``dfb_accesses=[ttl.DFBAccess.inspect(dfb), ...]`` (or ``interface_preserved``):
+        one typed access per named dependency, which lists no protocol effect."""
         if expr is None or (isinstance(expr, ast.Constant) and expr.value is None):
             return []
         if not isinstance(expr, ast.List):
@@ -554,34 +560,26 @@ class ExternMixin(MixinBase):
         out: list[d.DFBEffectAttr] = []
         for e in expr.elts:
             name = intrinsic_name(self.visit(e.func)) if isinstance(e, ast.Call) else None
-            if name == "extern.access.interface_preserved":
-                self.fail(
-                    "ttl.DFBAccess.interface_preserved is not supported yet",
-                    e,
-                    "declare ttl.DFBAccess.inspect(dfb) if the callee only reads the DFB, or "
-                    "list its protocol actions in dfb_effects",
-                )
-            if not isinstance(e, ast.Call) or name != "extern.access.inspect":
+            kind = _ACCESSES.get(name or "")
+            if not isinstance(e, ast.Call) or kind is None:
                 self.fail(
                     f"'{ast.unparse(e)}' is not a DFB access",
                     e,
                     "use ttl.DFBAccess.inspect(dfb); protocol actions go in dfb_effects",
                 )
+            what = f"ttl.DFBAccess.{kind.value}()"
             if len(e.args) != 1 or e.keywords:
-                self.fail(
-                    "ttl.DFBAccess.inspect() takes one DFB", e, "write ttl.DFBAccess.inspect(dfb)"
-                )
+                self.fail(f"{what} takes one DFB", e, f"write ttl.DFBAccess.{kind.value}(dfb)")
             dfb = self.visit(e.args[0])
             matches = [i for i, dep in enumerate(deps) if dep.dfb is dfb]
             if not isinstance(dfb, dsl.DataflowBuffer) or not matches:
-                what = (
+                named = (
                     f"DFB '{dfb.name}'"
                     if isinstance(dfb, dsl.DataflowBuffer)
                     else (self.describe(dfb))
                 )
                 self.fail(
-                    f"ttl.DFBAccess.inspect() names {what}, which is not a DFB dependency of "
-                    "this call",
+                    f"{what} names {named}, which is not a DFB dependency of this call",
                     e.args[0],
                     "pass the DFB in func_args, as ttl.dfb_descriptor(dfb) or in "
                     "dfb_dependencies=[dfb]",
@@ -596,7 +594,7 @@ class ExternMixin(MixinBase):
                 )
             if any(x.dependency_index.data == index for x in out):
                 self.fail(f"DFB '{dfb.name}' is listed twice in dfb_accesses", e, "list it once")
-            out.append(d.DFBEffectAttr(d.DFBEffectKind.INSPECT, index, 0))
+            out.append(d.DFBEffectAttr(kind, index, 0))
         return out
 
     # ------------------------------------------------------------ effects

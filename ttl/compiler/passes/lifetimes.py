@@ -124,12 +124,10 @@ def _call_accesses(
         if name is None:
             continue
         touched.append(name)
-        listed = [
-            (e.kind.data.value, e.tiles.data) for e in effects if e.dependency_index.data == i
-        ]
-        steps = [s for s in listed if s[0] != d.DFBEffectKind.INSPECT.value]
+        listed = [e for e in effects if e.dependency_index.data == i]
+        steps = [(e.kind.data.value, e.tiles.data) for e in listed if not e.kind.data.is_access]
         if listed and not steps:
-            continue  # ttl.DFBAccess.inspect: a storage access with no protocol change
+            continue  # ttl.DFBAccess: a storage access with no protocol change
         if not steps:
             lifetimes[name].opaque.append(
                 f"external call '{fn}' has no dfb_effects for dependency {i}, an opaque "

@@ -54,6 +54,35 @@ void cb_push_back(uint32_t cb_id, uint32_t num_pages);
 void cb_wait_front(uint32_t cb_id, uint32_t num_pages);
 void cb_pop_front(uint32_t cb_id, uint32_t num_pages);
 
+// This processor's view of a CB, as TT-Metal's internal/circular_buffer_interface.h
+// lays it out: addresses and sizes in bytes on a data-movement processor and in
+// 16-byte units (cb_addr_shift) on a compute one; the 16-bit page counters are
+// this processor's. The reference stays current through this processor's own
+// cb_* calls (the other side's pushes and pops show after its next cb_* call
+// on that CB, as TT-Metal's copy refreshes on cb_wait_front/cb_reserve_back).
+struct LocalCBInterface {
+  uint32_t fifo_size;
+  uint32_t fifo_limit;  // fifo start + fifo_size
+  uint32_t fifo_page_size;
+  uint32_t fifo_num_pages;
+  uint32_t fifo_rd_ptr;
+  uint32_t fifo_wr_ptr;
+  union {
+    uint32_t tiles_acked_received_init;
+    struct {
+      uint16_t tiles_acked;
+      uint16_t tiles_received;
+    };
+  };
+  uint32_t fifo_wr_tile_ptr;  // the packer's in-order pointer (0: pack_tile writes in order)
+};
+#if defined(TTL_COMPUTE_KERNEL)
+constexpr uint32_t cb_addr_shift = 4;
+#else
+constexpr uint32_t cb_addr_shift = 0;
+#endif
+LocalCBInterface& get_local_cb_interface(uint32_t cb_id);
+
 #if !defined(TTL_COMPUTE_KERNEL)  // the data-movement API (api/dataflow/dataflow_api.h)
 uint32_t get_write_ptr(uint32_t cb_id);
 uint32_t get_read_ptr(uint32_t cb_id);

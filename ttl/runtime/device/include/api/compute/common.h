@@ -21,3 +21,8 @@
 #include "api/compile_time_args.h"
 #include "ttl/kernel_api.h"
 #include "api/compute/common_globals.h"
+
+// TT-Metal declares its compute API in namespace ckernel, and kernels and their
+// headers write `using namespace ckernel;`. Here the API is global (calls written
+// either way resolve); the namespace exists so that directive compiles.
+namespace ckernel {}

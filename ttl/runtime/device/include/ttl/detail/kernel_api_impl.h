@@ -173,6 +173,29 @@ TTL_INLINE uint32_t back_tile(volatile uint32_t* d, uint32_t tile) {
 
 inline uint32_t pack_l1_acc = 0;
 
+// This hart's LocalCBInterface of each CB (get_local_cb_interface): filled from
+// the DFB table when first asked for, then kept current by this hart's cb_* calls.
+inline LocalCBInterface local_cb_interfaces[TTL_DFB_MAX];
+inline uint64_t local_cb_interfaces_shown = 0;  // bit i: CB i's view was handed out
+
+TTL_INLINE void show_local_cb_interface(uint32_t cb_id, volatile uint32_t* d) {
+  LocalCBInterface& v = local_cb_interfaces[cb_id];
+  v.fifo_size = d[TTL_DFB_SIZE] >> cb_addr_shift;
+  v.fifo_limit = (d[TTL_DFB_BASE] + d[TTL_DFB_SIZE]) >> cb_addr_shift;
+  v.fifo_page_size = d[TTL_DFB_PAGE_SIZE] >> cb_addr_shift;
+  v.fifo_num_pages = d[TTL_DFB_NUM_PAGES];
+  v.fifo_rd_ptr = d[TTL_DFB_RD_PTR] >> cb_addr_shift;
+  v.fifo_wr_ptr = d[TTL_DFB_WR_PTR] >> cb_addr_shift;
+  v.tiles_acked = static_cast<uint16_t>(d[TTL_DFB_ACKED]);
+  v.tiles_received = static_cast<uint16_t>(d[TTL_DFB_RECEIVED]);
+  v.fifo_wr_tile_ptr = 0;
+}
+
+// After a cb_* call: the CB's view, if one was handed out, shows the call's result.
+TTL_INLINE void update_local_cb_interface(uint32_t cb_id, volatile uint32_t* d) {
+  if (local_cb_interfaces_shown >> cb_id & 1) show_local_cb_interface(cb_id, d);
+}
+
 // Blocking slow paths, out of line so the fast paths need no stack frame.
 // Each re-checks its condition after every resume (a resume may be spurious).
 __attribute__((noinline, cold)) inline void reserve_slow(volatile uint32_t* d, uint32_t cb_id,
@@ -233,6 +256,7 @@ TTL_IMPL void cb_reserve_back(uint32_t cb_id, uint32_t num_pages) {
   if (d[TTL_DFB_NUM_PAGES] - dfb_used(d) < num_pages) {
     reserve_slow(d, cb_id, num_pages, TTL_CALL_SITE);
   }
+  update_local_cb_interface(cb_id, d);
 }
 
 TTL_IMPL void cb_push_back(uint32_t cb_id, uint32_t num_pages) {
@@ -246,11 +270,13 @@ TTL_IMPL void cb_push_back(uint32_t cb_id, uint32_t num_pages) {
   noc_flush();
   d[TTL_DFB_WR_PTR] = advance(d, d[TTL_DFB_WR_PTR], num_pages);
   d[TTL_DFB_RECEIVED] = d[TTL_DFB_RECEIVED] + num_pages;
+  update_local_cb_interface(cb_id, d);
 }
 
 TTL_IMPL void cb_wait_front(uint32_t cb_id, uint32_t num_pages) {
   volatile uint32_t* d = dfb(cb_id, TTL_CALL_SITE);
   if (dfb_used(d) < num_pages) wait_front_slow(d, cb_id, num_pages, TTL_CALL_SITE);
+  update_local_cb_interface(cb_id, d);
 }
 
 TTL_IMPL void cb_pop_front(uint32_t cb_id, uint32_t num_pages) {
@@ -259,6 +285,14 @@ TTL_IMPL void cb_pop_front(uint32_t cb_id, uint32_t num_pages) {
   noc_flush();  // outgoing writes must have read the pages before they are reused
   d[TTL_DFB_RD_PTR] = advance(d, d[TTL_DFB_RD_PTR], num_pages);
   d[TTL_DFB_ACKED] = d[TTL_DFB_ACKED] + num_pages;
+  update_local_cb_interface(cb_id, d);
+}
+
+TTL_IMPL LocalCBInterface& get_local_cb_interface(uint32_t cb_id) {
+  volatile uint32_t* d = dfb(cb_id, TTL_CALL_SITE);
+  show_local_cb_interface(cb_id, d);
+  local_cb_interfaces_shown |= uint64_t{1} << cb_id;
+  return local_cb_interfaces[cb_id];
 }
 
 #if !defined(TTL_COMPUTE_KERNEL)  // the data-movement API's implementation
@@ -507,6 +541,7 @@ TTL_FORWARD_VOID(cb_reserve_back, (uint32_t cb_id, uint32_t num_pages), (cb_id, 
 TTL_FORWARD_VOID(cb_push_back, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
 TTL_FORWARD_VOID(cb_wait_front, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
 TTL_FORWARD_VOID(cb_pop_front, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
+TTL_FORWARD(LocalCBInterface&, get_local_cb_interface, (uint32_t cb_id), (cb_id))
 // Inline: the checks cost one compare; only a failure calls out.
 TTL_INLINE void ttl_check_divisor(int32_t dividend, int32_t divisor) {
   if (divisor == 0) {

@@ -21,6 +21,8 @@ from ttl.dsl import (
     DataflowBuffer,
     Kernel,
     KernelKind,
+    ReadyReceive,
+    ReceiveRequest,
     TensorArg,
     Transfer,
     compute,
@@ -35,6 +37,7 @@ from ttl.dsl import (
     raw_element_write,
     read_index,
     signpost,
+    wait_any,
 )
 from ttl.errors import SourceLoc, TTLCompileError
 from ttl.extern import (
@@ -100,6 +103,8 @@ __all__ = [
     "Operation",
     "Pipe",
     "PipeNet",
+    "ReadyReceive",
+    "ReceiveRequest",
     "ScalarType",
     "Semaphore",
     "SourceLoc",
@@ -130,4 +135,5 @@ __all__ = [
     "read_index",
     "row_major",
     "signpost",
+    "wait_any",
 ]

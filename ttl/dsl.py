@@ -539,6 +539,30 @@ class CopyTransferHandler:
 Transfer = CopyTransferHandler
 
 
+class ReceiveRequest:
+    """What ``ttl.copy(pipe, blk)`` returns (spec v0.21): a receive posted into a
+    reserved block, to ``wait()`` on or to select with :func:`wait_any`. Kernel bodies
+    are compiled, never run: this class names the type for annotations."""
+
+    def wait(self) -> None:
+        """Block until the receive completed (kernel bodies only)."""
+
+
+class ReadyReceive:
+    """What :func:`wait_any` returns: the receive it selected (kernel bodies only)."""
+
+    def index(self) -> Any:
+        """The selected request's zero-based index in the tuple given to ``wait_any``."""
+
+
+@intrinsic("wait_any")
+def wait_any(requests: Any, start: Any = 0) -> Any:
+    """Wait until one of ``requests`` (a nonempty tuple of distinct receive requests)
+    has completed and select the first completed one in cyclic tuple order from
+    ``start`` (taken modulo the tuple's length); returns a :class:`ReadyReceive`
+    (spec v0.21; data-movement kernel bodies only). The others stay pending."""
+
+
 @intrinsic("read_index")
 def read_index(block: Any, *coords: Any) -> Any:
     """The bf16 or f32 element of ``block`` at scalar-element ``coords`` (one per block

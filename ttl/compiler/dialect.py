@@ -2224,6 +2224,61 @@ class PipeRecvOp(_PipeCopyOp):
             raise VerifyException("a copy out of a pipe needs a reserved block")
 
 
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """A condition the program requires of this node at run time, e.g. that it is the
+    pipe's destination where a copy from a ``ttl.Pipe`` runs outside ``if_dst``: TT-Metal's
+    ``ASSERT`` (the watcher's check on hardware; the emulator always checks)."""
+
+    name = "ttl.assert"
+
+    condition = operand_def(EqAttrConstraint(i1))
+    message = prop_def(StringAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # stops the kernel: in place
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$condition attr-dict"
+
+    def __init__(self, condition: SSAValue, message: str):
+        super().__init__(operands=[condition], properties={"message": StringAttr(message)})
+
+
+@irdl_op_definition
+class WaitAnyOp(IRDLOperation):
+    """``ttl.wait_any(requests, start)`` (spec v0.21): the index of the first completed
+    receive in cyclic order from ``start`` (modulo the count), which this op takes into
+    its block; it waits while none has completed. The others stay pending: a later
+    ``ttl.transfer_wait`` of any of them takes it, once, whichever took it first."""
+
+    name = "ttl.wait_any"
+
+    requests = var_operand_def(TransferType)
+    start = operand_def(EqAttrConstraint(i32))
+    result = result_def(i32)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # semaphores, NOC reads
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $requests `)` `start` $start attr-dict"
+
+    def __init__(self, requests: Sequence[SSAValue], start: SSAValue):
+        super().__init__(operands=[list(requests), start], result_types=[i32])
+
+    def verify_(self) -> None:
+        if not self.requests:
+            raise VerifyException("ttl.wait_any needs at least one receive request")
+        if len(set(self.requests)) != len(self.requests):
+            raise VerifyException("the receive requests of a ttl.wait_any are distinct")
+        slots = []
+        for r in self.requests:
+            if not isinstance(r.owner, PipeRecvOp):
+                raise VerifyException("ttl.wait_any selects among pipe receives (ttl.pipe_recv)")
+            slots.append(r.owner.slot.value.data)
+        if len(set(slots)) != len(slots):
+            raise VerifyException("the receives of a ttl.wait_any use distinct pipe slots")
+
+
 # ------------------------------------------------------------ semaphores
 
 _SYNC_EFFECTS = (MemoryReadEffect(), MemoryWriteEffect())  # L1 words and the NOC: keep in place
@@ -2484,6 +2539,8 @@ TTL = Dialect(
         CallExternOp,
         PipeSendOp,
         PipeRecvOp,
+        WaitAnyOp,
+        AssertOp,
         *SYNC_OPS,
     ],
     [

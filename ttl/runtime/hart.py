@@ -605,6 +605,8 @@ class Hart:
             return (
                 f"{self.printer.string(c)}: TT-Metal has this, but the emulator does not model it"
             )
+        if kind == memmap.ERR_ASSERT:
+            return f"ASSERT({self.printer.string(c)}) failed"
         if kind == memmap.ERR_SHARD_PAGE:
             return f"page {a} of an L1-sharded tensor of {b} pages is outside its shards"
         return f"device API error {kind} ({a}, {b})"

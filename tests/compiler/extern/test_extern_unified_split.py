@@ -116,3 +116,17 @@ def test_statement_without_work_is_rejected(extern_error):
         """
     )
     assert "does no work in any logical kernel" in err.message
+
+
+def test_a_with_that_names_no_block_is_an_error_not_a_crash(extern_error):
+    """``with src.wait():`` binds no block: with no use it does no work (the splitter
+    crashed on it before)."""
+    err = extern_error(
+        """
+        with src.reserve() as blk:
+            ttl.copy(inp[0, 0], blk).wait()
+        with src.wait():  # ERROR
+            pass
+        """
+    )
+    assert "'with src.wait():' does no work in any logical kernel" in err.message

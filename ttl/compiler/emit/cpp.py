@@ -379,6 +379,7 @@ class KernelEmitter(SyncEmitMixin):
         self.mixed_formats = kernel.is_compute and len(_cb_formats(kernel)) > 1
         self.needs_profiler = False
         self.needs_print = False  # api/debug/dprint.h
+        self.needs_assert = False  # api/debug/assert.h
         self.needs_print_pages = False  # api/debug/dprint_pages.h (print_cb_details)
         # Values a profiling zone declared before its scope because they outlive it.
         self.hoisted: set[SSAValue] = set()
@@ -523,6 +524,8 @@ class KernelEmitter(SyncEmitMixin):
             includes.append(tt_metal_api.PROFILER_HEADER)
         if self.needs_print:
             includes.append(tt_metal_api.DPRINT_HEADER)
+        if self.needs_assert:
+            includes.append(tt_metal_api.ASSERT_HEADER)
         if self.needs_print_pages:
             includes.append(tt_metal_api.DPRINT_PAGES_HEADER)
         head.append("".join(f'#include "{h}"\n' for h in includes))
@@ -897,7 +900,27 @@ class KernelEmitter(SyncEmitMixin):
             self.line(text)
 
     def op_PipeRecvOp(self, op: d.PipeRecvOp) -> None:
-        pass  # the message is taken at wait(): see emit/pipes.py
+        # The message is taken at wait() (emit/pipes.py). A receive ttl.wait_any may take
+        # first keeps a flag, so whichever comes first takes it, once.
+        if any(isinstance(use.operation, d.WaitAnyOp) for use in op.result.uses):
+            name = self.define(op.result, "request_done")
+            self.line(f"bool {name} = false;  // taken by its wait() or a ttl.wait_any")
+
+    def _take(self, copy: d.PipeRecvOp) -> None:
+        """The receiver's half of the protocol for ``copy``, once if it has a flag."""
+        blk, landing = self.names[copy.block], self.cb(copy.landing)
+        lines = pipes.receive_lines(copy, blk, landing, self.namer.fresh, self)
+        done = self.names.get(copy.result)
+        if done is None:
+            for text in lines:
+                self.line(text)
+            return
+        self.line(f"if (!{done}) {{")
+        self.indent(1)
+        for text in [*lines, f"{done} = true;"]:
+            self.line(text)
+        self.indent(-1)
+        self.line("}")
 
     def op_TransferWaitOp(self, op: d.TransferWaitOp) -> None:
         copy = op.transfer.owner
@@ -905,12 +928,51 @@ class KernelEmitter(SyncEmitMixin):
             self.line("noc_async_write_barrier();")
             return
         if isinstance(copy, d.PipeRecvOp):
-            blk, landing = self.names[copy.block], self.cb(copy.landing)
-            for text in pipes.receive_lines(copy, blk, landing, self.namer.fresh, self):
-                self.line(text)
+            self._take(copy)
             return
         assert isinstance(copy, d.CopyOp)
         self.line("noc_async_read_barrier();" if copy.is_read else "noc_async_write_barrier();")
+
+    def op_WaitAnyOp(self, op: d.WaitAnyOp) -> None:
+        """Polls the requests' ``valid`` semaphores in cyclic order from ``start`` (as
+        TT-Metal kernels poll L1), then takes the selected receive."""
+        recvs = [r.owner for r in op.requests]
+        assert all(isinstance(r, d.PipeRecvOp) for r in recvs)
+        n = len(recvs)
+        first = self.namer.fresh("first")
+        ready = self.define(op.result, op.result.name_hint or "completed")
+        self.line(f"const int32_t {first} = (({self.val(op.start)} % {n}) + {n}) % {n};")
+        self.line(f"int32_t {ready} = -1;  // the first completed receive from {first} on")
+        self.line(f"while ({ready} < 0) {{")
+        self.indent(1)
+        self.line("invalidate_l1_cache();")
+        k = self.namer.fresh("k")
+        self.line(f"for (int32_t {k} = 0; {k} < {n} && {ready} < 0; {k}++) {{")
+        self.indent(1)
+        i = self.namer.fresh("i")
+        self.line(f"const int32_t {i} = ({first} + {k}) % {n};")
+        for index, recv in enumerate(recvs):
+            assert isinstance(recv, d.PipeRecvOp)
+            valid = pipes.valid_word(recv)
+            done = self.names[recv.result]
+            self.line(f"if ({i} == {index} && ({done} || *{valid} != 0)) {ready} = {index};")
+        self.indent(-1)
+        self.line("}")
+        self.indent(-1)
+        self.line("}")
+        for index, recv in enumerate(recvs):
+            assert isinstance(recv, d.PipeRecvOp)
+            self.line(f"if ({ready} == {index}) {{")
+            self.indent(1)
+            self._take(recv)
+            self.indent(-1)
+            self.line("}")
+
+    def op_AssertOp(self, op: d.AssertOp) -> None:
+        # `cond && "why"`: the message is part of the condition ASSERT prints (C's idiom).
+        self.needs_assert = True
+        why = op.message.data.replace("\\", "\\\\").replace('"', '\\"')
+        self.line(f'ASSERT({self.val(op.condition)} && "{why}");')
 
     def op_ReadIndexOp(self, op: d.ReadIndexOp) -> None:
         self.needs_elements = True

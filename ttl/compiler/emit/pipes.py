@@ -93,6 +93,11 @@ def send_lines(op: d.PipeSendOp, blk: str, landing_cb: str, noc: NocCoordinates)
     return lines
 
 
+def valid_word(op: d.PipeRecvOp) -> str:
+    """The receiver's ``valid`` semaphore of ``op``'s pipe, as a pointer expression."""
+    return _sem(PipeTables.valid_semaphore(op.slot.value.data))
+
+
 def receive_lines(
     op: d.PipeRecvOp,
     blk: str,

@@ -19,6 +19,7 @@ DATAFLOW_HEADER = "api/dataflow/dataflow_api.h"
 PROFILER_HEADER = "api/debug/kernel_profiler.hpp"
 #: ``DPRINT(format, ...)``, ``TSLICE`` and ``SliceRange``.
 DPRINT_HEADER = "api/debug/dprint.h"
+ASSERT_HEADER = "api/debug/assert.h"
 #: ``print_cb_details``.
 DPRINT_PAGES_HEADER = "api/debug/dprint_pages.h"
 

@@ -25,6 +25,7 @@ from ttl.compiler.frontend.values import (
     BoundMethod,
     Dyn,
     PySlice,
+    ReadyReceive,
     SliceVal,
     TransferHandle,
     affine_of,
@@ -454,10 +455,11 @@ class CallsMixin(MixinBase):
             self.args(node, [], 0)
             if obj.waited:
                 self.fail("this transfer was already waited on", node, "wait on a transfer once")
-            self.emit(d.TransferWaitOp(obj.value))
-            obj.waited = True
-            obj.block.pending = [t for t in obj.block.pending if t is not obj]
+            self.wait_transfer(obj)
             return None
+        if isinstance(obj, ReadyReceive):
+            self.args(node, [], 0)
+            return Dyn(obj.value, "int")
         assert isinstance(obj, BlockHandle)
         if m.method == "store":
             return self.store(obj, node)
@@ -475,6 +477,20 @@ class CallsMixin(MixinBase):
         # (external-functions spec, "DFB synchronization ownership").
         self.release(obj, node, implicit=False, unused=selector is not None)
         return None
+
+    def wait_transfer(self, tx: TransferHandle) -> None:
+        """``tx.wait()``: the copy has completed and its block is free of it."""
+        self.emit(d.TransferWaitOp(tx.value))
+        tx.waited = True
+        tx.block.pending = [t for t in tx.block.pending if t is not tx]
+
+    def settle_selected_receives(self, h: BlockHandle) -> None:
+        """Before a use of ``h``: a receive into it that ``ttl.wait_any`` may have selected
+        is waited on here (a no-op at run time if wait_any took it). The spec has the
+        block used only where the program knows its request was selected; waiting makes
+        any other use see the received data too, never an unfinished block."""
+        for tx in [t for t in h.pending if t.selectable]:
+            self.wait_transfer(tx)
 
     def check_live(self, h: BlockHandle, node: ast.AST) -> None:
         if h.released_line is not None:
@@ -500,6 +516,7 @@ class CallsMixin(MixinBase):
 
     def check_not_writing(self, h: BlockHandle, node: ast.AST, what: str) -> None:
         """No access to a block while a copy into it is in flight (spec state NAW)."""
+        self.settle_selected_receives(h)
         into = [tx for tx in h.pending if tx.is_read]
         if into:
             name = h.name or "blk"
@@ -553,6 +570,7 @@ class CallsMixin(MixinBase):
                 f"remove this {h.release_name}(), or acquire the block without 'with'",
             )
         self.check_live(h, node)
+        self.settle_selected_receives(h)
         if not implicit and h.loop_depth != self.loop_depth:
             self.fail(
                 f"{h.describe()} is acquired outside this loop but released inside it",

@@ -38,6 +38,73 @@ class ControlFlowMixin(MixinBase):
     def _snapshot_handles(self) -> list[tuple[BlockHandle, int | None, bool, bool]]:
         return [(h, h.released_line, h.stored, h.unread) for h in self.handles]
 
+    def _selectable_receives(self) -> list[TransferHandle]:
+        """The pending receives given to ``ttl.wait_any``, of blocks still held."""
+        return [t for h in self.handles for t in h.pending if t.selectable]
+
+    def _restore_receives(
+        self, receives: list[TransferHandle], waited: set[int] | None = None
+    ) -> None:
+        """Back to pending (as before a branch), except the ``waited`` ones (by id)."""
+        for t in receives:
+            done = waited is not None and id(t) in waited
+            t.waited = done
+            others = [p for p in t.block.pending if p is not t]
+            t.block.pending = others if done else [*others, t]
+
+    def exhaustive_switch(self, stmts: list[ast.stmt], i: int) -> tuple[ast.If, int] | None:
+        """``if k == 0: ...`` / ``if k == 1: ...`` (consecutive ifs, or an elif chain) on
+        the index of a ``ttl.wait_any`` with one case per request: exactly one case runs,
+        so it is the if/else chain whose last case is the else (the spec's receive
+        selection). The chain and how many statements it replaces, or None."""
+        first = stmts[i]
+        if not isinstance(first, ast.If):
+            return None
+        cases: list[tuple[int, list[ast.stmt]]] = []
+        name: str | None = None
+        count = 0
+        if first.orelse:  # an elif chain
+            node: Any = first
+            while isinstance(node, ast.If):
+                case = _index_case(node)
+                if case is None or (name is not None and case[0] != name):
+                    return None
+                name = case[0]
+                cases.append((case[1], node.body))
+                rest = node.orelse
+                node = rest[0] if len(rest) == 1 and isinstance(rest[0], ast.If) else rest
+            if node:  # a final else: not a chain of cases
+                return None
+            count = 1
+        else:  # consecutive ifs
+            for stmt in stmts[i:]:
+                if not isinstance(stmt, ast.If) or stmt.orelse:
+                    break
+                case = _index_case(stmt)
+                if case is None or (name is not None and case[0] != name):
+                    break
+                name = case[0]
+                cases.append((case[1], stmt.body))
+                count += 1
+        if name is None or len(cases) < 2:  # one case is an if as it stands
+            return None
+        index = self.vars.get(name)
+        if not (isinstance(index, Dyn) and isinstance(index.value.owner, d.WaitAnyOp)):
+            return None
+        n = len(index.value.owner.requests)
+        if sorted(k for k, _ in cases) != list(range(n)) or name in assigned_names(
+            [s for _, body in cases for s in body]
+        ):
+            return None
+        chain: list[ast.stmt] = cases[-1][1]
+        for k, body in reversed(cases[:-1]):
+            test = ast.Compare(
+                ast.Name(name, ast.Load()), [ast.Eq()], [ast.Constant(k)], **_pos(body[0])
+            )
+            chain = [ast.If(test, body, chain, **_pos(body[0]))]
+        assert isinstance(chain[0], ast.If)
+        return chain[0], count
+
     def _check_region_releases(self, start: int, node: ast.AST, region: str) -> None:
         for h in self.handles[start:]:
             if h.released_line is None and h.with_line is None:
@@ -267,9 +334,16 @@ class ControlFlowMixin(MixinBase):
             self.blocks.pop()
             return blk, self.vars, [h.released_line for h, _, _, _ in before_handles]
 
+        selectable = self._selectable_receives()
         then_blk, then_vars, then_rel = run(node.body)
         then_unread = [h.unread for h, _, _, _ in before_handles]
+        then_waited = {id(t) for t in selectable if t.waited}
+        self._restore_receives(selectable)
         else_blk, else_vars, else_rel = run(node.orelse)
+        # A receive ttl.wait_any may have taken stays pending after the if unless both
+        # branches waited on it (its wait is a no-op once taken).
+        both = {id(t) for t in selectable if t.waited and id(t) in then_waited}
+        self._restore_receives(selectable, waited=both)
         for (h, _, _, _), unread in zip(before_handles, then_unread, strict=True):
             h.unread = h.unread and unread  # written and unread on every path (state MR)
         for (h, _, _, _), a, b in zip(before_handles, then_rel, else_rel, strict=True):
@@ -337,3 +411,22 @@ class ControlFlowMixin(MixinBase):
                 self.emit(d.SignpostEndOp(h))
             else:
                 self.release(h, node, implicit=True)
+
+
+def _index_case(node: ast.If) -> tuple[str, int] | None:
+    """``if name == k:`` with an int constant ``k``: (name, k)."""
+    t = node.test
+    if (
+        isinstance(t, ast.Compare)
+        and isinstance(t.left, ast.Name)
+        and len(t.ops) == 1
+        and isinstance(t.ops[0], ast.Eq)
+        and isinstance(t.comparators[0], ast.Constant)
+        and type(t.comparators[0].value) is int
+    ):
+        return t.left.id, t.comparators[0].value
+    return None
+
+
+def _pos(node: ast.AST) -> dict[str, int]:
+    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}

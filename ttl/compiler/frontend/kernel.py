@@ -39,6 +39,7 @@ from ttl.compiler.frontend.values import (
     Dyn,
     ElementValue,
     Poison,
+    ReadyReceive,
     SliceVal,
     TransferHandle,
     affine_of,
@@ -266,9 +267,15 @@ class KernelCompiler(
 
     def visit_body(self, stmts: list[ast.stmt]) -> None:
         self.materialized.append([])
-        for stmt in stmts:
+        i = 0
+        while i < len(stmts):
+            stmt, count = stmts[i], 1
+            switch = self.exhaustive_switch(stmts, i)
+            if switch is not None:
+                stmt, count = switch
             self.stmt = stmt
             self.visit(stmt)
+            i += count
         self.pop_materialized(self.materialized.pop())
 
     def generic_visit(self, node: ast.AST) -> Any:
@@ -420,6 +427,9 @@ class KernelCompiler(
                 return getattr(base.dfb, attr)
         elif isinstance(base, TransferHandle):
             if attr == "wait":
+                return BoundMethod(base, attr)
+        elif isinstance(base, ReadyReceive):
+            if attr == "index":
                 return BoundMethod(base, attr)
         elif isinstance(base, dsl.TensorArg):
             if attr in ("shape", "padded_shape", "dtype"):

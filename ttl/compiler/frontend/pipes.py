@@ -21,7 +21,14 @@ from ttl.compiler import dialect as d
 from ttl.compiler.analysis.pipes import PipeUse
 from ttl.compiler.frontend.protocol import MixinBase
 from ttl.compiler.frontend.symbols import ModuleSymbols
-from ttl.compiler.frontend.values import BlockHandle, BoundMethod, Dyn, TransferHandle
+from ttl.compiler.frontend.values import (
+    BlockHandle,
+    BoundMethod,
+    Dyn,
+    ReadyReceive,
+    TransferHandle,
+    is_scalar,
+)
 from ttl.compiler.per_node import merge, node_order
 from ttl.errors import TTLCompileError
 from ttl.pipes import Pipe, PipeNet
@@ -177,15 +184,15 @@ class PipesMixin(MixinBase):
         """``ttl.copy(blk, pipe)`` (send) or ``ttl.copy(pipe, blk)`` (receive)."""
         sending = is_pipe_value(dst)
         pipe, blk = (dst, src) if sending else (src, dst)
-        if isinstance(pipe, Pipe | PipeNet):
+        if isinstance(pipe, PipeNet):
             self.fail(
-                "a pipe copy must be inside a condition body of the pipe net's "
-                f"{'if_src' if sending else 'if_dst'}, with the pipe the body receives",
+                "a pipe copy takes one pipe, not a pipe net",
                 node,
-                f"write 'def pipe_{'src' if sending else 'dst'}(pipe): ttl.copy("
-                f"{'blk, pipe' if sending else 'pipe, blk'}).wait()' and call "
-                f"net.{'if_src' if sending else 'if_dst'}(pipe_{'src' if sending else 'dst'})",
+                f"copy with a ttl.Pipe of the net, or with the pipe a condition body of "
+                f"net.{'if_src' if sending else 'if_dst'} receives",
             )
+        if isinstance(pipe, Pipe):
+            pipe = self._guarded_pipe(pipe, sending, node)
         want = SrcPipeIdentity if sending else DstPipeIdentity
         if not isinstance(pipe, want):
             body = "if_dst" if sending else "if_src"
@@ -238,6 +245,95 @@ class PipesMixin(MixinBase):
         else:
             self.note_write(blk, node, "a pipe copy into it")
         return tx
+
+    def _guarded_pipe(self, pipe: Pipe, sending: bool, node: ast.AST) -> Any:
+        """A copy with a ``ttl.Pipe`` itself, guarded by the program (``if
+        net.is_dst():``, spec v0.21): the pipe's identity in its net, and a run-time
+        check that this node is the pipe's source (a send) or a destination (a receive)."""
+        owners = [
+            (net, i) for net in self.model.pipe_nets for i, p in enumerate(net.pipes) if p is pipe
+        ]
+        role = "if_src" if sending else "if_dst"
+        if not owners:
+            self.fail(
+                f"{pipe!r} belongs to no pipe net of operation '{self.model.name}'",
+                node,
+                "build a ttl.PipeNet([...]) of it in the operation's body",
+            )
+        if len(owners) > 1:
+            self.fail(
+                f"{pipe!r} belongs to {len(owners)} pipe nets: which one carries this copy "
+                "is ambiguous",
+                node,
+                f"copy in a condition body of the net's {role}, with the pipe it receives",
+            )
+        net, index = owners[0]
+        cond = self._pipe_condition(pipe, sending, node)
+        what = "the source" if sending else "a destination"
+        if isinstance(cond, Dyn):  # (True: every node is, as for a whole-grid destination)
+            cond.value.name_hint = "node_is_pipe_source" if sending else "node_is_pipe_destination"
+            guard = "is_src" if sending else "is_dst"
+            why = f"this node must be {what} of {pipe!r}: guard the copy with net.{guard}()"
+            self.emit(d.AssertOp(cond.value, why))
+        return (SrcPipeIdentity if sending else DstPipeIdentity)(net, index)
+
+    def call_wait_any(self, node: ast.Call) -> ReadyReceive:
+        """``ttl.wait_any(requests, start=0)``: select a completed receive (spec v0.21)."""
+        if self.is_compute:
+            self.fail(
+                "ttl.wait_any is only allowed in data-movement kernels",
+                node,
+                "wait for pipe receives in the @ttl.datamovement() kernel that posts them",
+            )
+        a = self.args(node, ["requests", "start"], 1)
+        requests, start = a["requests"], a.get("start", 0)
+        where = node.args[0] if node.args else node
+        if not isinstance(requests, tuple | list) or not requests:
+            self.fail(
+                f"ttl.wait_any takes a nonempty tuple of receive requests, got "
+                f"{self.describe(requests)}",
+                where,
+                "write ttl.wait_any((first_request, second_request))",
+            )
+        for r in requests:
+            if not (isinstance(r, TransferHandle) and isinstance(r.value.owner, d.PipeRecvOp)):
+                self.fail(
+                    f"ttl.wait_any selects among receive requests (ttl.copy(pipe, blk)), got "
+                    f"{self.describe(r)}",
+                    where,
+                    "wait for other transfers with their own wait()",
+                )
+            if r.waited:
+                self.fail(
+                    f"a receive request given to ttl.wait_any{r.where()} was already waited on",
+                    where,
+                    "select among receives that are still pending",
+                )
+        if len({id(r) for r in requests}) != len(requests):
+            self.fail(
+                "the receive requests of ttl.wait_any must be distinct",
+                where,
+                "list each request once",
+            )
+        slots = [r.value.owner.slot.value.data for r in requests]
+        if len(set(slots)) != len(slots):
+            self.fail(
+                "two of these receive requests wait on pipes that share a sync slot (their "
+                "destinations overlap and their sources are the same node)",
+                where,
+                "select among receives from pipes with different sources",
+            )
+        if isinstance(start, bool) or not is_scalar(start) or self._kind(start) != "int":
+            self.fail(
+                f"the start of ttl.wait_any is an integer, got {self.describe(start)}",
+                node,
+                "write start=0, or the index after the previous selection",
+            )
+        op = self.emit(d.WaitAnyOp([r.value for r in requests], self.to_ssa(start, node)))
+        op.result.name_hint = "completed"
+        for r in requests:
+            r.selectable = True
+        return ReadyReceive(op.result)
 
 
 def check_pipe_uses(symbols: ModuleSymbols) -> None:

@@ -139,6 +139,9 @@ class KernelCompilerProtocol(Protocol):
     def signpost_name(self, expr: ast.expr) -> str | None: ...  # DebugMixin
 
     def visit_If(self, node: ast.If) -> None: ...  # ControlFlowMixin
+    def exhaustive_switch(
+        self, stmts: list[ast.stmt], i: int
+    ) -> tuple[ast.If, int] | None: ...  # ControlFlowMixin
 
     def refuse_branch_on(self, cond: Any, node: ast.AST) -> None: ...  # ControlFlowMixin
 

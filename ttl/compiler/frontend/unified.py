@@ -458,7 +458,8 @@ class Splitter:
                 current[acquired] = acq = _Acquire(acquired, node)
                 self.acquisitions.append(acq)
                 continue
-            assert isinstance(node, ast.stmt)
+            if isinstance(node, ast.withitem):  # binds no block: ``with ttl.signpost(...)``
+                continue
             release = _release_call(node)
             if release is not None and release[0] in current:
                 acq = current[release[0]]
@@ -479,6 +480,10 @@ class Splitter:
                 self._own(stmt, self._extern_selection(call))
             elif name == "copy":
                 self._reject_math_in_copy(stmt, call)
+                self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
+                for t in _stored(stmt):
+                    self.transfers[t] = stmt
+            elif name == "wait_any":  # its result, as a transfer's, stays with its kernel
                 self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
                 for t in _stored(stmt):
                     self.transfers[t] = stmt

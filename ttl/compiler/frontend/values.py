@@ -93,11 +93,21 @@ class TransferHandle:
     block: BlockHandle
     waited: bool = False
     node: ast.AST | None = None  # the ttl.copy call, for diagnostics about its block
+    # A pipe receive given to ttl.wait_any: it may have completed there, so the first
+    # use of its block (or its own wait()) takes it if wait_any did not.
+    selectable: bool = False
 
     def where(self) -> str:
         """`` (the ttl.copy at line N)``, or nothing if its line is unknown."""
         line = getattr(self.node, "lineno", None)
         return f" (the ttl.copy at line {line})" if line else ""
+
+
+@dataclass(frozen=True)
+class ReadyReceive:
+    """What ``ttl.wait_any`` returns: ``index()`` is the selected request's index (i32)."""
+
+    value: SSAValue
 
 
 @dataclass(frozen=True)

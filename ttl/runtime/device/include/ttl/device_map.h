@@ -165,6 +165,7 @@
 #define TTL_ERR_DIVISION_BY_ZERO 9  // A: the dividend
 #define TTL_ERR_SHARD_PAGE 10  // A: page, B: pages of the sharded tensor
 #define TTL_ERR_UNSUPPORTED 11  // C: what (C string): an API use the emulator does not model
+#define TTL_ERR_ASSERT 12  // C: the condition (C string): ASSERT(condition) failed
 
 // NOC address: low 32 bits = address on the target. High 32 bits: for nodes
 // x0 | y0 << 8 | x1 << 16 | y1 << 24 (a unicast has x1 == x0, y1 == y0); for

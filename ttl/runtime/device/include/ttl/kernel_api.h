@@ -110,6 +110,10 @@ void noc_async_write_multicast_loopback_src(uint32_t src_local_l1_addr,
                                             uint32_t num_dests);
 void noc_async_read_barrier();
 void noc_async_write_barrier();
+// Before re-reading L1 words another node writes (a polling loop): TT-Metal
+// invalidates the data cache of processors that have one; the emulator's L1 is
+// coherent, and a polling hart is preempted like any other.
+void invalidate_l1_cache();
 
 // Tensor pages: TensorAccessor and noc_async_read_page / write_page are in
 // api/tensor/tensor_accessor.h.

@@ -352,6 +352,12 @@ TTL_IMPL void unsupported(const char* what) {
   fail(TTL_ERR_UNSUPPORTED, 0, 0, TTL_CALL_SITE);
 }
 
+// ASSERT(condition) failed (api/debug/assert.h): the run stops naming the condition.
+TTL_IMPL void assert_failed(const char* condition) {
+  mailbox()[TTL_MB_C] = reinterpret_cast<uint32_t>(condition);
+  fail(TTL_ERR_ASSERT, 0, 0, TTL_CALL_SITE);
+}
+
 TTL_IMPL void division_by_zero(int32_t dividend) {
   fail(TTL_ERR_DIVISION_BY_ZERO, static_cast<uint32_t>(dividend), 0, TTL_CALL_SITE);
 }
@@ -543,6 +549,13 @@ TTL_FORWARD_VOID(cb_wait_front, (uint32_t cb_id, uint32_t num_pages), (cb_id, nu
 TTL_FORWARD_VOID(cb_pop_front, (uint32_t cb_id, uint32_t num_pages), (cb_id, num_pages))
 TTL_FORWARD(LocalCBInterface&, get_local_cb_interface, (uint32_t cb_id), (cb_id))
 // Inline: the checks cost one compare; only a failure calls out.
+TTL_INLINE void ttl_assert(bool condition, const char* text) {
+  if (!condition) {
+    ttl_impl::assert_failed(text);
+    TTL_NO_TAIL();
+  }
+}
+
 TTL_INLINE void ttl_check_divisor(int32_t dividend, int32_t divisor) {
   if (divisor == 0) {
     ttl_impl::division_by_zero(dividend);
@@ -560,6 +573,7 @@ TTL_INLINE void ttl_check_slice(int32_t index, uint32_t size, uint32_t extent, c
 #if !defined(TTL_COMPUTE_KERNEL)  // the data-movement API
 TTL_FORWARD(uint32_t, get_write_ptr, (uint32_t cb_id), (cb_id))
 TTL_FORWARD(uint32_t, get_read_ptr, (uint32_t cb_id), (cb_id))
+TTL_NOTHING(invalidate_l1_cache, ())
 
 TTL_FORWARD(uint64_t, get_noc_addr, (uint32_t x, uint32_t y, uint32_t addr, uint8_t noc),
             (x, y, addr, noc))

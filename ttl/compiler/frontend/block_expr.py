@@ -118,16 +118,21 @@ class Mask(Expr):
     posinf: bool
 
 
-def leaf_dtypes(e: Expr) -> list[str]:
-    """The dtypes of the blocks ``e`` reads, in tree order."""
+def leaf_blocks(e: Expr) -> list[BlockHandle]:
+    """The blocks ``e`` reads, in tree order."""
     if isinstance(e, Leaf):
-        return [e.block.dfb.dtype]
-    out: list[str] = []
+        return [e.block]
+    out: list[BlockHandle] = []
     for f in fields(e):
         v = getattr(e, f.name)
         if isinstance(v, Expr):
-            out += leaf_dtypes(v)
+            out += leaf_blocks(v)
     return out
+
+
+def leaf_dtypes(e: Expr) -> list[str]:
+    """The dtypes of the blocks ``e`` reads, in tree order."""
+    return [b.dfb.dtype for b in leaf_blocks(e)]
 
 
 def dst_dtype(dtype: str) -> str:

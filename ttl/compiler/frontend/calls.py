@@ -447,6 +447,8 @@ class CallsMixin(MixinBase):
             op = d.ReserveOp if m.method == "reserve" else d.WaitOp
             res = self.emit(op(self.ref(obj, node))).results[0]
             h = BlockHandle(res, obj, m.method, node, self.loop_depth)
+            h.region_depth = len(self.blocks)
+            h.first_access = not any(held.dfb is obj for held in self.handles)
             self.handles.append(h)
             return h
         if isinstance(obj, PipeNet):
@@ -599,6 +601,8 @@ class CallsMixin(MixinBase):
                 ),
             )
         self.emit((d.PushOp if h.acquire == "reserve" else d.PopOp)(h.value))
+        if h.replaced is not None:  # the replacement's block, then the waited one
+            self.emit(d.PopOp(h.replaced))
         h.released_line = getattr(node, "lineno", 0)
 
     def store(self, h: BlockHandle, node: ast.Call) -> None:
@@ -615,12 +619,8 @@ class CallsMixin(MixinBase):
         a = self.args(node, ["expr", "acc"], 1)
         self.check_live(h, node)
         if h.acquire != "reserve":
-            self.fail(
-                f"cannot store into {h.describe()}: it was acquired with wait() and is read-only "
-                "(block state MR, Must be Read: wait() -> store is not a transition)",
-                node,
-                "store into a block acquired with reserve() from an output DFB",
-            )
+            self.replace_waited(h, a["expr"], a.get("acc", False), node)
+            return
         acc = a.get("acc", False)
         if not isinstance(acc, bool):
             self.fail("acc must be True or False", node, "write acc=True to accumulate")
@@ -634,6 +634,82 @@ class CallsMixin(MixinBase):
             )
         expr = self.block_operand(a["expr"], node.args[0] if node.args else node)
         self.store_expr(h, expr, acc, node)
+
+    def replace_waited(self, h: BlockHandle, value: Any, acc: Any, node: ast.Call) -> None:
+        """``blk.store(expr)`` into a waited block: waited-block replacement (spec v0.21).
+
+        "Replacement is valid only for a DFB with block_count=1 when the wait acquires
+        its complete capacity as that compute kernel's first access to the DFB, exactly
+        one store whose expression reads the original contents executes in straight-line
+        code, no other access overlaps the replacement, and every use of the replacement
+        completes before the matching pop." The replacement goes to a one-block DFB of
+        the compiler's (``replaced_<dfb>``: reserve, store, push, wait), which the block's
+        later reads read and which is popped before the block: the DFB's own occupancy
+        and pointers do not change, and TT-Metal's unpackers read what the packer wrote
+        through the circular buffer's own synchronisation."""
+        name = h.name or "blk"
+        why = "(waited-block replacement, spec v0.21)"
+        state = (
+            f"cannot store into {h.describe()}: it was acquired with wait() (block state MR, "
+            "Must be Read: wait() -> store is not a transition) except as a waited-block "
+            "replacement, "
+        )
+        if h.dfb.block_count != 1:
+            self.fail(
+                state + f"which needs a DFB with block_count=1, and '{h.dfb.name}' has "
+                f"{h.dfb.block_count}",
+                node,
+                f"store into a block acquired with reserve() from an output DFB, or make "
+                f"'{h.dfb.name}' with block_count=1 to replace its block",
+            )
+        if not h.first_access or h.loop_depth > 0:
+            self.fail(
+                state + f"which needs the wait() to be the compute kernel's first access to "
+                f"'{h.dfb.name}'"
+                + (" (a wait() in a loop runs more than once)" if h.first_access else ""),
+                node,
+                "store into a block acquired with reserve() from another DFB",
+            )
+        if h.replaced is not None:
+            self.fail(
+                f"{h.describe()} is replaced once: this is a second store into it {why}",
+                node,
+                "store the new value into a reserved block of another DFB",
+            )
+        if len(self.blocks) != h.region_depth:
+            self.fail(
+                f"cannot store into {h.describe()} inside an if or a loop: a waited block "
+                f"is replaced in straight-line code after its wait() {why}",
+                node,
+                "move the store out of the if or loop",
+            )
+        if acc is not False:
+            self.fail("a replacement store takes no acc=", node, f"write {name}.store(expr)")
+        expr = self.block_operand(value, node.args[0] if node.args else node)
+        if not any(b is h for b in bx.leaf_blocks(expr)):
+            self.fail(
+                f"the expression stored into {h.describe()} does not read it: a waited block "
+                f"is replaced by a value computed from its original contents {why}",
+                node,
+                f"store into a reserved block of another DFB, or read {name} in the expression",
+            )
+        if not self.model.options.compiler_dfbs:
+            self.fail(
+                f"replacing {h.describe()} needs a compiler-made DFB, and "
+                "--no-ttl-compiler-dfbs forbids them",
+                node,
+                "store the new value into a reserved block of your own DFB, or drop "
+                "--no-ttl-compiler-dfbs",
+            )
+        dfb, ref = self._compiler_buffer(f"replaced_{h.dfb.name}", h.dfb.shape, h.dfb.dtype, node)
+        reserved = self.emit(d.ReserveOp(ref)).results[0]
+        target = BlockHandle(reserved, dfb, "reserve", node, self.loop_depth, dfb.name)
+        self.store_expr(target, expr, False, node)
+        self.emit(d.PushOp(reserved))
+        waited = self.emit(d.WaitOp(ref)).results[0]
+        waited.name_hint = f"{name}_replaced"
+        h.replaced, h.value = h.value, waited
+        h.written = h.unread = h.stored = True
 
     def store_expr(self, h: BlockHandle, expr: bx.Expr, acc: bool, node: ast.AST) -> None:
         """Lower ``expr`` and store it into ``h`` (adding to its tiles when ``acc``)."""

@@ -138,6 +138,11 @@ class BlockHandle:
     unread: bool = False  # written and not read since (state MR): writing again is an error
     pending: list[TransferHandle] = field(default_factory=list)
     accumulator: bool = False  # a compiler-made block holding a `+=` accumulator
+    region_depth: int = 0  # nesting of IR regions where it was acquired (straight-line checks)
+    first_access: bool = False  # the kernel's first acquisition from its DFB
+    # Waited-block replacement (spec v0.21): the waited block ``value`` replaced, now
+    # read from a compiler DFB's block in ``value``; popped after it.
+    replaced: SSAValue | None = None
 
     @property
     def release_name(self) -> str:

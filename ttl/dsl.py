@@ -132,6 +132,7 @@ class DataflowBuffer:
     order: int
     name: str = ""
     element_dtype: str = ""
+    allocation_group: DFBAllocationGroup | None = None
 
     @property
     def dtype(self) -> str:
@@ -246,19 +247,35 @@ def active_context(what: str) -> EvalContext:
     return ctx
 
 
-def make_dfb_allocation_group() -> Any:
-    """Spec v0.21's DFB allocation groups: not supported yet (a located error)."""
-    _no_allocation_groups(caller_loc(2))
+class DFBAllocationGroup:
+    """An immutable compile-time identity (spec v0.21): its member DFBs
+    (``allocation_group=``) request one physical DFB index and one L1 allocation.
+
+    The compiler accepts the request once it has proved every member's accesses
+    complete before the next member's begin on every node, with formats and pointer
+    positions that let one circular buffer serve them in turn (docs/language.md,
+    "DFB allocation groups"); otherwise it is a located error at the member."""
+
+    def __init__(self, loc: SourceLoc):
+        self.loc = loc
+
+    def __repr__(self) -> str:
+        return f"ttl.DFBAllocationGroup(made at line {self.loc.line})"
 
 
-def _no_allocation_groups(loc: SourceLoc) -> Any:
+def make_dfb_allocation_group() -> DFBAllocationGroup:
+    """A new DFB allocation group (spec v0.21): pass it as ``allocation_group=`` to
+    ``ttl.make_dataflow_buffer_like`` or ``ttl.make_dfb``."""
+    return DFBAllocationGroup(caller_loc(2))
+
+
+def _allocation_group(value: Any, loc: SourceLoc) -> DFBAllocationGroup | None:
+    if value is None or isinstance(value, DFBAllocationGroup):
+        return value
     raise TTLCompileError(
-        "DFB allocation groups (ttl.make_dfb_allocation_group, allocation_group=; spec "
-        "v0.21) are not supported yet: the compiler cannot yet prove the members' "
-        "lifecycles disjoint across kernels",
+        f"allocation_group= takes a ttl.make_dfb_allocation_group(), got {type(value).__name__}",
         loc,
-        "give each DFB its own storage (drop allocation_group=); DFBs used in one kernel "
-        "over disjoint spans share an index on their own (docs/compiler.md)",
+        "write group = ttl.make_dfb_allocation_group() and pass allocation_group=group",
     )
 
 
@@ -278,8 +295,7 @@ def make_dataflow_buffer_like(
     """
     ctx = active_context("ttl.make_dataflow_buffer_like()")
     loc = caller_loc(2)
-    if allocation_group is not None:
-        _no_allocation_groups(loc)
+    group = _allocation_group(allocation_group, loc)
     if block_count is not None and buffer_factor is not None:
         raise TTLCompileError(
             "make_dataflow_buffer_like() got both block_count= and buffer_factor= (its name "
@@ -297,6 +313,7 @@ def make_dataflow_buffer_like(
             '...), or make a DFB of a dtype: ttl.make_dfb("bf16", shape=...)',
         )
     dfb = DataflowBuffer(tensor, _dfb_shape(shape, loc), _block_count(block_count, loc), loc, 0)
+    dfb.allocation_group = group
     return _declare(ctx, dfb)
 
 
@@ -311,8 +328,7 @@ def make_dfb(
     """
     ctx = active_context("ttl.make_dfb()")
     loc = caller_loc(2)
-    if kwargs.get("allocation_group") is not None:
-        _no_allocation_groups(loc)
+    group = _allocation_group(kwargs.get("allocation_group"), loc)
     unknown = [name for name in kwargs if name != "allocation_group"]
     if unknown:
         raise TTLCompileError(
@@ -343,6 +359,7 @@ def make_dfb(
         )
     dfb = DataflowBuffer(None, shape_t, _block_count(block_count, loc), loc, 0)
     dfb.element_dtype = element_dtype
+    dfb.allocation_group = group
     return _declare(ctx, dfb)
 
 

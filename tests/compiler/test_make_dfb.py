@@ -83,12 +83,12 @@ def test_a_dfb_of_a_dtype_round_trips_through_the_ir_text(compile_source):
         ('ttl.make_dfb("bf16", shape=(1, 1), block_count=0)', "block_count must be a positive"),
         ('ttl.make_dfb("bf16", shape=(1, 1), depth=2)', "unexpected keyword argument 'depth'"),
         (
-            'ttl.make_dfb("bf16", shape=(1, 1), allocation_group=ttl.make_dfb_allocation_group())',
-            "DFB allocation groups (ttl.make_dfb_allocation_group, allocation_group=; spec v0.21)",
+            'ttl.make_dfb("bf16", shape=(1, 1), allocation_group="shared")',
+            "allocation_group= takes a ttl.make_dfb_allocation_group(), got str",
         ),
         (
             "ttl.make_dataflow_buffer_like(a, shape=(1, 1), allocation_group=object())",
-            "are not supported yet",
+            "allocation_group= takes a ttl.make_dfb_allocation_group(), got object",
         ),
     ],
 )

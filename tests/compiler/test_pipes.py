@@ -90,8 +90,11 @@ def test_operation_without_pipe_copies_declares_no_semaphores(compile_source):
 
 
 def test_pipe_copy_outside_condition_body(compile_error):
+    """A net is no copy end; a ttl.Pipe outside a condition body is (tests/compiler/
+    test_wait_any.py), guarded by the program."""
     err = compile_error(program(send="ttl.copy(blk, net).wait()  # ERROR"), "op", SPECS)
-    assert "a pipe copy must be inside a condition body of the pipe net's if_src" in err.message
+    assert "a pipe copy takes one pipe, not a pipe net" in err.message
+    assert "net.if_src" in err.hint
 
 
 def test_pipe_copy_in_the_wrong_direction(compile_error):

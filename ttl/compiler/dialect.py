@@ -634,6 +634,10 @@ class DFBOp(IRDLOperation):
     at a time (an accumulator, an expression operand, a shadow): no other kernel
     touches it, so that kernel may publish its reserved block to read it back
     (``ttl-prepare-read-back``).
+
+    ``allocation_group``: the ordinal of the DFB allocation group it belongs to (spec
+    v0.21): the members share one physical index and allocation once
+    ``ttl-check-allocation-groups`` proved that safe.
     """
 
     name = "ttl.dfb"
@@ -646,6 +650,7 @@ class DFBOp(IRDLOperation):
     physical_index = opt_prop_def(IntegerAttr[I64])
 
     scratch = opt_prop_def(UnitAttr)
+    allocation_group = opt_prop_def(IntegerAttr[I64])
 
     protocol = opt_prop_def(ProtocolAttr)
     lifetime = opt_prop_def(LifetimeAttr)
@@ -663,6 +668,7 @@ class DFBOp(IRDLOperation):
         block_count: int,
         page_size: int,
         scratch: bool = False,
+        allocation_group: int | None = None,
     ):
         properties: dict[str, Attribute] = {"sym_name": StringAttr(name)}
         if tensor is not None:  # printed in this order: sym_name, tensor, ...
@@ -674,6 +680,8 @@ class DFBOp(IRDLOperation):
         )
         if scratch:
             properties["scratch"] = UnitAttr()
+        if allocation_group is not None:
+            properties["allocation_group"] = IntegerAttr(allocation_group, i64)
         super().__init__(properties=properties)
 
     def verify_(self) -> None:

@@ -67,12 +67,20 @@ def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:
 
 
 def _physical(dfbs: Iterable[d.DFBOp]) -> list[d.DFBOp]:
-    """The first DFB of each physical index, in index order (reused indices share one entry)."""
-    first: dict[int, d.DFBOp] = {}
+    """One DFB per physical index, in index order: the first of those sharing it, or
+    the largest (an allocation group's members may differ in capacity; the shared
+    allocation is the greatest)."""
+    chosen: dict[int, d.DFBOp] = {}
     for f in dfbs:
         # (ignore: physical_index is optional in the IR; ttl-allocate-dfbs set it)
-        first.setdefault(f.physical_index.value.data, f)  # type: ignore[union-attr]
-    return [first[i] for i in sorted(first)]
+        index = f.physical_index.value.data  # type: ignore[union-attr]
+        if index not in chosen or _bytes(f) > _bytes(chosen[index]):
+            chosen[index] = f
+    return [chosen[i] for i in sorted(chosen)]
+
+
+def _bytes(f: d.DFBOp) -> int:
+    return dfb_bytes(f.dfb_type.num_tiles, f.block_count.value.data, f.dfb_type.dtype)
 
 
 def _kernel_entry(

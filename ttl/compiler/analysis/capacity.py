@@ -84,16 +84,22 @@ def check_capacity(model: OperationModel, used: Set[str] | None = None) -> None:
     )
     if used is None:
         return
-    dfbs = [f for f in model.dfbs if f.name in used]
+    # The members of a DFB allocation group take one index and the largest one's L1.
+    allocations: dict[int, list[Any]] = {}
+    for f in model.dfbs:
+        if f.name in used:
+            key = id(f.allocation_group) if f.allocation_group is not None else id(f)
+            allocations.setdefault(key, []).append(f)
     total = 0
-    for i, dfb in enumerate(dfbs):
+    for i, members in enumerate(allocations.values()):
+        dfb = max(members, key=lambda m: dfb_bytes(m.tiles_per_block, m.block_count, m.dtype))
         if i >= target.dfb_count:
             raise TTLCompileError(
-                f"operation '{model.name}' uses {len(dfbs)} dataflow buffers in its kernels "
-                f"but {target.name} has {target.dfb_count} per node",
+                f"operation '{model.name}' uses {len(allocations)} dataflow buffers in its "
+                f"kernels but {target.name} has {target.dfb_count} per node",
                 dfb.loc,
-                "reuse a DFB for data with the same block shape and dtype"
-                + _larger_target_hint(target, len(dfbs)),
+                "reuse a DFB for data with the same block shape and dtype, or share an index "
+                "with a DFB allocation group" + _larger_target_hint(target, len(allocations)),
             )
         size = dfb_bytes(dfb.tiles_per_block, dfb.block_count, dfb.dtype)
         total += size

@@ -41,9 +41,12 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
     for t in model.tensors:
         body.add_op(d.TensorOp(t.name, t.index, symbols.tensor_types[t.name], t.spec.logical))
     used = referenced_dfbs(kernels)
+    groups: dict[int, int] = {}  # id of a DFB allocation group -> its ordinal
     for f in model.dfbs:
         if f.name not in used:  # declared but never touched: it takes no L1 and no index
             continue
+        group = f.allocation_group
+        ordinal = None if group is None else groups.setdefault(id(group), len(groups))
         body.add_op(
             d.DFBOp(
                 f.name,
@@ -52,6 +55,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 f.block_count,
                 tile_bytes(f.dtype),
                 scratch=isinstance(f, AccumulatorBuffer),
+                allocation_group=ordinal,
             )
         )
     semaphores = symbols.semaphores

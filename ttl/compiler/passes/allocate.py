@@ -1,6 +1,9 @@
 """Physical DFB index allocation, reusing an index only where lifetimes prove it safe.
 
-DFBs are visited in declaration order. A DFB with a bounded lifetime (see
+The members of a DFB allocation group (spec v0.21, ``allocation_group``) take one
+index, the first member's fresh one: ``ttl-check-allocation-groups`` proved their
+accesses ordered. Other DFBs are visited in declaration order. A DFB with a bounded
+lifetime (see
 ``lifetimes.py``) takes the lowest existing index whose DFBs are all bounded,
 live in the same kernel over spans disjoint from its own, and have the same
 configuration (block shape, dtype, block count, page size): the earlier
@@ -50,10 +53,12 @@ def _disjoint(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
 def allocate_dfbs(op: d.OperationOp, lifetimes: Mapping[str, Lifetime]) -> None:
     """Set ``physical_index`` on every ``ttl.dfb`` of ``op``."""
     groups: list[list[d.DFBOp]] = []  # index -> DFBs sharing it
+    allocation: dict[int, int] = {}  # allocation group -> its index
     for f in (x for x in op.body.ops if isinstance(x, d.DFBOp)):
         lt = lifetimes[f.sym_name.data]
-        chosen = None
-        if lt.why_unbounded() is None:
+        member = f.allocation_group.value.data if f.allocation_group is not None else None
+        chosen = allocation.get(member) if member is not None else None
+        if member is None and lt.why_unbounded() is None:
             for index, members in enumerate(groups):
                 others = [lifetimes[m.sym_name.data] for m in members]
                 if all(
@@ -68,6 +73,8 @@ def allocate_dfbs(op: d.OperationOp, lifetimes: Mapping[str, Lifetime]) -> None:
         if chosen is None:
             chosen = len(groups)
             groups.append([])
+        if member is not None:  # ttl-check-allocation-groups proved the members can share
+            allocation.setdefault(member, chosen)
         groups[chosen].append(f)
         f.physical_index = IntegerAttr(chosen, i64)
 
@@ -89,6 +96,12 @@ def placements(op: d.OperationOp) -> dict[str, Placement]:
                 if why_not is not None
                 else "bounded, but no earlier index has a disjoint lifetime in the same kernel "
                 "and the same configuration"
+            )
+        elif f.allocation_group is not None:
+            names = ", ".join(f"'{m.sym_name.data}'" for m in members)
+            reason = (
+                f"shares index {index} with {names}: members of one DFB allocation group, "
+                "whose accesses ttl-check-allocation-groups proved ordered"
             )
         else:
             names = ", ".join(f"'{m.sym_name.data}'" for m in members)

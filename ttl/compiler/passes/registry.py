@@ -14,7 +14,8 @@ DEFAULT_PIPELINE = (
     "ttl-materialize-scalers,ttl-prepare-read-back,ttl-stage-tensor-prints,"
     "ttl-stage-converting-copies,"
     "ttl-check-conditions,ttl-assign-slots,"
-    "ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-allocate-dfbs,ttl-dce,"
+    "ttl-check-dfb-protocol,ttl-compute-lifetimes,ttl-check-allocation-groups,"
+    "ttl-allocate-dfbs,ttl-dce,"
     "ttl-prove-slice-bounds"
 )
 """The driver's pipeline, in ``ttl-opt -p`` syntax."""
@@ -68,6 +69,12 @@ def _lifetimes() -> type[ModulePass]:
     return ComputeLifetimesPass
 
 
+def _allocation_groups() -> type[ModulePass]:
+    from ttl.compiler.passes.allocation_groups import CheckAllocationGroupsPass
+
+    return CheckAllocationGroupsPass
+
+
 def _allocate() -> type[ModulePass]:
     from ttl.compiler.passes.allocate import AllocateDFBsPass
 
@@ -112,6 +119,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ttl-assign-slots": _assign,
         "ttl-check-dfb-protocol": _protocol,
         "ttl-compute-lifetimes": _lifetimes,
+        "ttl-check-allocation-groups": _allocation_groups,
         "ttl-allocate-dfbs": _allocate,
         "ttl-dce": _ttl_dce,
         "ttl-prove-slice-bounds": _slice_bounds,

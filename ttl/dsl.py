@@ -17,7 +17,7 @@ from typing import Any
 from ttl._intrinsic import INTRINSIC_ATTR, intrinsic
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 from ttl.specs import ROW_MAJOR_PAGE_ELEMENTS, TILE, TensorSpec, normalize_dtype
-from ttl.targets import COMPUTE, DATA_MOVEMENT, TILE_COLS, TILE_ROWS
+from ttl.targets import COMPUTE, DATA_MOVEMENT, TILE_COLS, TILE_ROWS, tile_bytes
 
 #: Rows x columns of one tile, in elements.
 TILE_SHAPE = (TILE_ROWS, TILE_COLS)
@@ -133,6 +133,10 @@ class DataflowBuffer:
     name: str = ""
     element_dtype: str = ""
     allocation_group: DFBAllocationGroup | None = None
+    # ttl.make_tensor_backed_dfb (spec v0.21): its capacity is ``tensor``'s L1 shard
+    # on each node, from ``byte_offset``.
+    tensor_backed: bool = False
+    byte_offset: int = 0
 
     @property
     def dtype(self) -> str:
@@ -314,6 +318,57 @@ def make_dataflow_buffer_like(
         )
     dfb = DataflowBuffer(tensor, _dfb_shape(shape, loc), _block_count(block_count, loc), loc, 0)
     dfb.allocation_group = group
+    return _declare(ctx, dfb)
+
+
+def make_tensor_backed_dfb(
+    tensor: Any,
+    shape: Any,
+    *,
+    block_count: int = 1,
+    byte_offset: int = 0,
+    allocation_group: Any = None,
+) -> DataflowBuffer:
+    """Create a DFB whose whole capacity is a byte range of ``tensor``'s L1 shard on each
+    node (spec v0.21): ``block_count`` blocks of ``shape`` tiles from ``byte_offset``
+    (a multiple of the page size). ``tensor`` must be tiled and, when the operation
+    runs, height-, width- or block-sharded in L1. An input is published once by a
+    data-movement kernel (``dfb.publish()``: its blocks become readable where they
+    are, with no copy); an output is reserved, stored and pushed as any DFB, and the
+    tensor holds what the kernels left there."""
+    ctx = active_context("ttl.make_tensor_backed_dfb()")
+    loc = caller_loc(2)
+    if not isinstance(tensor, TensorArg):
+        raise TTLCompileError(
+            "the first argument of make_tensor_backed_dfb must be an operation tensor",
+            loc,
+            "pass one of the operation's tensor parameters (L1-sharded when it is called)",
+        )
+    if tensor.spec.is_row_major:
+        raise TTLCompileError(
+            f"make_tensor_backed_dfb: tensor '{tensor.name}' is row-major; a tensor-backed "
+            "DFB uses a ttnn.TILE_LAYOUT tensor's shard",
+            loc,
+            "pass a tiled tensor, or copy a row-major one through a DFB of "
+            "make_dataflow_buffer_like",
+        )
+    if allocation_group is not None:
+        raise TTLCompileError(
+            "tensor-backed DFBs in an allocation group are not supported: only scratch DFBs "
+            "share an allocation here",
+            loc,
+            "drop allocation_group= from the tensor-backed DFB",
+        )
+    page = tile_bytes(tensor.spec.dtype)
+    if not isinstance(byte_offset, int) or byte_offset < 0 or byte_offset % page:
+        raise TTLCompileError(
+            f"byte_offset must be a non-negative multiple of the page size ({page} bytes for "
+            f"{tensor.spec.dtype}), got {byte_offset!r}",
+            loc,
+            f"write byte_offset=0, or a multiple of {page}",
+        )
+    dfb = DataflowBuffer(tensor, _dfb_shape(shape, loc), _block_count(block_count, loc), loc, 0)
+    dfb.tensor_backed, dfb.byte_offset = True, byte_offset
     return _declare(ctx, dfb)
 
 

@@ -638,6 +638,10 @@ class DFBOp(IRDLOperation):
     ``allocation_group``: the ordinal of the DFB allocation group it belongs to (spec
     v0.21): the members share one physical index and allocation once
     ``ttl-check-allocation-groups`` proved that safe.
+
+    ``backing_offset``: a tensor-backed DFB (``ttl.make_tensor_backed_dfb``): its
+    capacity is ``tensor``'s L1 shard on each node from this byte offset, not an
+    allocation of its own.
     """
 
     name = "ttl.dfb"
@@ -651,6 +655,7 @@ class DFBOp(IRDLOperation):
 
     scratch = opt_prop_def(UnitAttr)
     allocation_group = opt_prop_def(IntegerAttr[I64])
+    backing_offset = opt_prop_def(IntegerAttr[I64])
 
     protocol = opt_prop_def(ProtocolAttr)
     lifetime = opt_prop_def(LifetimeAttr)
@@ -669,6 +674,7 @@ class DFBOp(IRDLOperation):
         page_size: int,
         scratch: bool = False,
         allocation_group: int | None = None,
+        backing_offset: int | None = None,
     ):
         properties: dict[str, Attribute] = {"sym_name": StringAttr(name)}
         if tensor is not None:  # printed in this order: sym_name, tensor, ...
@@ -682,11 +688,23 @@ class DFBOp(IRDLOperation):
             properties["scratch"] = UnitAttr()
         if allocation_group is not None:
             properties["allocation_group"] = IntegerAttr(allocation_group, i64)
+        if backing_offset is not None:
+            properties["backing_offset"] = IntegerAttr(backing_offset, i64)
         super().__init__(properties=properties)
+
+    @property
+    def is_tensor_backed(self) -> bool:
+        return self.backing_offset is not None
 
     def verify_(self) -> None:
         if self.block_count.value.data <= 0:
             raise VerifyException("block_count must be positive")
+        if self.backing_offset is not None and (
+            self.tensor is None or self.backing_offset.value.data % self.page_size.value.data
+        ):
+            raise VerifyException(
+                "a tensor-backed DFB names its tensor and starts on a page boundary"
+            )
 
 
 @irdl_op_definition

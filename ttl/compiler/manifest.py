@@ -63,6 +63,18 @@ def _dfb_entry(f: d.DFBOp) -> dict[str, Any]:
         "page_size": f.page_size.value.data,
         "data_format": DATA_FORMATS[ty.dtype],
         "total_bytes": dfb_bytes(ty.num_tiles, count, ty.dtype),
+    } | _backing(f)
+
+
+def _backing(f: d.DFBOp) -> dict[str, Any]:
+    """A tensor-backed DFB's storage: its tensor's L1 shard on each node, from an offset."""
+    if f.backing_offset is None or f.tensor is None:
+        return {}
+    return {
+        "tensor_backing": {
+            "tensor": f.tensor.root_reference.data,
+            "byte_offset": f.backing_offset.value.data,
+        }
     }
 
 
@@ -177,6 +189,22 @@ def written_tensors(kernels: list[d.KernelOp]) -> set[str]:
     return {name for name in written if name is not None}
 
 
+def backed_written(dfbs: Iterable[d.DFBOp], kernels: list[d.KernelOp]) -> set[str]:
+    """Tensors a tensor-backed DFB writes: a reserved block of it is used for more than
+    its push (stored or copied into), rather than published."""
+    backed = {f.sym_name.data: f for f in dfbs if f.is_tensor_backed and f.tensor is not None}
+    out: set[str] = set()
+    for kernel in kernels:
+        for op in kernel.walk():
+            if not isinstance(op, d.ReserveOp) or not isinstance(op.dfb.owner, d.GetDFBOp):
+                continue
+            f = backed.get(op.dfb.owner.ref.root_reference.data)
+            if f is not None and any(not isinstance(u.operation, d.PushOp) for u in op.result.uses):
+                assert f.tensor is not None
+                out.add(f.tensor.root_reference.data)
+    return out
+
+
 def build_manifest(
     op: d.OperationOp, sources: list[KernelSource], source_name: str
 ) -> dict[str, Any]:
@@ -185,7 +213,7 @@ def build_manifest(
     dfbs = {f.sym_name.data: f for f in op.body.ops if isinstance(f, d.DFBOp)}
     kernels = [k for k in op.body.ops if isinstance(k, d.KernelOp)]
     grid = op.grid.get_values()
-    written = written_tensors(kernels)
+    written = written_tensors(kernels) | backed_written(dfbs.values(), kernels)
     compute = ComputeConfig.of(op).manifest_entry(get_target(op.target.data))
     manifest = {
         "schema": SCHEMA,
@@ -216,7 +244,12 @@ def build_manifest(
             "common": [],
         },
         "extern_calls": _extern_calls(kernels),
-        "l1_bytes": sum(e["total_bytes"] for e in map(_dfb_entry, _physical(dfbs.values()))),
+        # Tensor-backed DFBs live in their tensors' shards: no L1 of their own.
+        "l1_bytes": sum(
+            e["total_bytes"]
+            for e in map(_dfb_entry, _physical(dfbs.values()))
+            if "tensor_backing" not in e
+        ),
     }
     semaphores = [
         {

@@ -76,20 +76,7 @@ def describe(bundle: Path, tensor_addresses: Mapping[str, int] | None = None) ->
         return {
             "operation": manifest["operation"]["name"],
             "kernels": [_kernel(bundle, k, args, common) for k in manifest["kernels"]],
-            "cbs": [
-                {
-                    "total_size": f["total_bytes"],
-                    "core_ranges": whole_grid,
-                    "formats": [
-                        {
-                            "buffer_index": f["physical_index"],
-                            "data_type": TTNN_DATA_TYPES[f["data_format"]],
-                            "page_size": f["page_size"],
-                        }
-                    ],
-                }
-                for f in manifest["dfbs"]
-            ],
+            "cbs": [_cb(f, whole_grid) for f in manifest["dfbs"]],
             "semaphores": [
                 {"id": s["index"], "initial_value": s["initial_value"], "core_ranges": whole_grid}
                 for s in manifest.get("semaphores", [])
@@ -97,6 +84,29 @@ def describe(bundle: Path, tensor_addresses: Mapping[str, int] | None = None) ->
         }
     except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
         raise ProgramError(f"{bundle}: not a TT-Metal program description: {e!r}") from None
+
+
+def _cb(f: Mapping[str, Any], core_ranges: list[list[int]]) -> dict[str, Any]:
+    """A ``CBDescriptor``'s fields. A tensor-backed DFB's CB is globally allocated at
+    its tensor's buffer (``CBDescriptor(buffer=...)`` on a device, with the offset
+    added): the tensor and offset are given, as only a device has the buffer."""
+    cb: dict[str, Any] = {
+        "total_size": f["total_bytes"],
+        "core_ranges": core_ranges,
+        "formats": [
+            {
+                "buffer_index": f["physical_index"],
+                "data_type": TTNN_DATA_TYPES[f["data_format"]],
+                "page_size": f["page_size"],
+            }
+        ],
+    }
+    if "tensor_backing" in f:
+        cb["globally_allocated"] = {
+            "tensor": f["tensor_backing"]["tensor"],
+            "address_offset": f["tensor_backing"]["byte_offset"],
+        }
+    return cb
 
 
 def _kernel(

@@ -116,6 +116,22 @@ def load_bundle(path: str | os.PathLike) -> Bundle:
         raise BundleError(f"{where}: malformed manifest ({type(e).__name__}: {e})") from None
 
 
+def _backing(entry: dict, tensors: set[str], where: str) -> tuple[str | None, int]:
+    """A DFB entry's ``tensor_backing`` (tensor, byte offset): (None, 0) for a DFB with
+    L1 of its own; a BundleError for one naming no tensor or a bad offset."""
+    backing = entry.get("tensor_backing")
+    if backing is None:
+        return None, 0
+    tensor, offset = backing["tensor"], backing["byte_offset"]
+    page = int(entry["page_size"])
+    if tensor not in tensors or not isinstance(offset, int) or offset < 0 or offset % page:
+        raise BundleError(
+            f"{where}: DFB '{entry.get('name', '')}' is backed by {backing!r}, which is not an "
+            "operation tensor at a page-aligned offset: rebuild the operation"
+        )
+    return str(tensor), offset
+
+
 def _parse(root: Path, m: dict, where: str) -> Bundle:
     if m.get("schema") != MANIFEST_SCHEMA:
         raise BundleError(f"{where}: schema is {m.get('schema')!r}, expected {MANIFEST_SCHEMA!r}")
@@ -166,6 +182,7 @@ def _parse(root: Path, m: dict, where: str) -> Bundle:
             int(d["block_count"]),
             d["data_format"],
             str(d.get("name", "")),
+            *_backing(d, {t.name for t in tensors}, where),
         )
         for d in m["dfbs"]
     ]
@@ -385,6 +402,7 @@ def _run_on(
         semaphores=bundle.semaphores,
         semaphore_names=bundle.semaphore_names,
         sharded=[h for h in handles.values() if isinstance(h, ShardedTensor)],
+        backed=_backed(bundle, handles),
     )
     dev.launch(program)
     results = []
@@ -400,6 +418,24 @@ def _run_on(
         out = dev.read_tensor(handles[sig.name])
         results.append(_write_back(out, original))
     return tuple(results)
+
+
+def _backed(bundle: Bundle, handles: dict[str, DramTensor | ShardedTensor]) -> dict:
+    """Each tensor-backed DFB's sharded tensor; a LaunchError if that tensor is not sharded."""
+    out = {}
+    for cfg in bundle.dfbs:
+        if cfg.backing is None:
+            continue
+        tensor = handles[cfg.backing]
+        if not isinstance(tensor, ShardedTensor):
+            raise LaunchError(
+                f"{bundle.operation}: DFB '{cfg.name}' is backed by tensor '{cfg.backing}' "
+                "(ttl.make_tensor_backed_dfb), which must be L1-sharded, but it is "
+                "interleaved: give it a HEIGHT_SHARDED, WIDTH_SHARDED or BLOCK_SHARDED "
+                "memory config in ttnn.BufferType.L1"
+            )
+        out[cfg.index] = tensor
+    return out
 
 
 def _known_runtime_arg(arg: dict, tensors: set[str], grid: tuple[int, int]) -> bool:

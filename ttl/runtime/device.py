@@ -237,9 +237,10 @@ class Device:
     # --------------------------------------------------------------- launch
     def launch(self, program: Program) -> RunReport:
         """Runs ``program`` on every node to completion; returns the run's statistics."""
-        bases, l1_end = self._place_dfbs(program.dfbs)
+        bases, l1_end = self._place_dfbs(program.dfbs, set(program.backed))
         sharded = list(program.sharded)
         place_in_l1(sharded, l1_end, self.target.l1_bytes, self.target.name)
+        bases.update(_backed_bases(program))
         sems = list(program.semaphores)
         if len(sems) > memmap.SEM_MAX:
             raise LaunchError(f"{len(sems)} semaphores requested; a node has {memmap.SEM_MAX}")
@@ -326,9 +327,10 @@ class Device:
             noc_traffic=dict(sorted(self.noc.per_node.items())),
         )
 
-    def _place_dfbs(self, dfbs: list[DFBConfig]) -> tuple[dict[int, int], int]:
-        """Checks the DFB table and assigns each DFB an L1 address; returns them and
-        the end of the DFBs (where L1-sharded tensors go)."""
+    def _place_dfbs(self, dfbs: list[DFBConfig], backed: set[int]) -> tuple[dict[int, int], int]:
+        """Checks the DFB table and assigns each DFB but the ``backed`` ones (their pages
+        are a sharded tensor's) an L1 address; returns them and the end of the DFBs
+        (where L1-sharded tensors go)."""
         bases, addr = {}, memmap.L1_BASE
         for cfg in dfbs:
             if not 0 <= cfg.index < self.target.dfb_count:
@@ -346,6 +348,9 @@ class Device:
                 _ = cfg.format
             except ValueError as e:
                 raise LaunchError(f"DFB {cfg.index}: {e}") from None
+            if cfg.index in backed:
+                bases[cfg.index] = -1  # placed with its tensor (_backed_bases)
+                continue
             bases[cfg.index] = addr
             addr = -(-(addr + cfg.size) // DFB_ALIGNMENT) * DFB_ALIGNMENT
         if addr > self.target.l1_bytes:
@@ -445,3 +450,22 @@ def _encode_tiles(arr: np.ndarray, fmt: DataFormat, out: np.ndarray) -> None:
         out[...] = encode(tilize(arr.astype(np.float32, copy=False)), fmt)
     else:
         tilize(arr.astype(fmt.dtype, copy=False), out=out.reshape(-1).view(fmt.dtype))
+
+
+def _backed_bases(program: Program) -> dict[int, int]:
+    """The L1 address of each tensor-backed DFB: its tensor's shard base plus its offset,
+    once the launch placed the shards; a LaunchError if it overruns the shard."""
+    configs = {cfg.index: cfg for cfg in program.dfbs}
+    out = {}
+    for index, tensor in program.backed.items():
+        cfg = configs[index]
+        shard = tensor.layout.shard_bytes(tensor.page_size)
+        if cfg.byte_offset + cfg.size > shard:
+            raise LaunchError(
+                f"tensor-backed DFB '{cfg.name or index}' needs bytes {cfg.byte_offset}.."
+                f"{cfg.byte_offset + cfg.size} of tensor '{cfg.backing}''s shard, which has "
+                f"{shard} bytes per node: use a smaller block_count or shape, a smaller "
+                "byte_offset, or larger shards"
+            )
+        out[index] = tensor.l1_base + cfg.byte_offset
+    return out

@@ -28,6 +28,10 @@ class DFBConfig:
     block_count: int
     data_format: str = "bf16"
     name: str = ""  # the TT-Lang name (manifest), for reports
+    # A tensor-backed DFB (ttl.make_tensor_backed_dfb): its pages are this L1-sharded
+    # tensor's shard on each node, from ``byte_offset``; it takes no L1 of its own.
+    backing: str | None = None
+    byte_offset: int = 0
 
     @property
     def num_pages(self) -> int:

@@ -51,3 +51,6 @@ class Program:
     semaphore_names: Sequence[str] = ()  # their TT-Lang names, for deadlock reports
     # L1-sharded tensors: placed into their nodes' L1 before the kernels run, read back after.
     sharded: Sequence[ShardedTensor] = ()
+    # Tensor-backed DFBs: DFB index -> the sharded tensor (one of ``sharded``) whose
+    # shard holds its pages on every node.
+    backed: Mapping[int, ShardedTensor] = field(default_factory=dict)

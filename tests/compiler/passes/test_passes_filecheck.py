@@ -33,6 +33,7 @@ DIAGNOSTIC_PASSES = (
     "ttl-check-conditions",
     "ttl-assign-slots",
     "ttl-check-dfb-protocol",
+    "ttl-check-allocation-groups",
 )
 
 

@@ -101,7 +101,10 @@ def check_capacity(model: OperationModel, used: Set[str] | None = None) -> None:
                 "reuse a DFB for data with the same block shape and dtype, or share an index "
                 "with a DFB allocation group" + _larger_target_hint(target, len(allocations)),
             )
-        size = dfb_bytes(dfb.tiles_per_block, dfb.block_count, dfb.dtype)
+        # A tensor-backed DFB lives in its tensor's shard (checked when the tensor is placed).
+        size = (
+            0 if dfb.tensor_backed else dfb_bytes(dfb.tiles_per_block, dfb.block_count, dfb.dtype)
+        )
         total += size
         if total > budget:
             raise TTLCompileError(

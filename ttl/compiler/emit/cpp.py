@@ -751,8 +751,10 @@ class KernelEmitter(SyncEmitMixin):
         cb = self.cb(op.dfb)
         r = op.result
         self.line(f"{api}({cb}, {self._pages(r)});")
-        if self.kernel.is_compute:
-            self.define(r, _addr_hint(r))  # a name only: compute kernels have no L1 addresses
+        if self.kernel.is_compute or all(isinstance(u.operation, d._ReleaseOp) for u in r.uses):
+            # A name only: compute kernels have no L1 addresses, and a block only released
+            # (a waited block popped unread, a published one) needs none.
+            self.define(r, _addr_hint(r))
         else:
             self.let(r, "uint32_t", f"{ptr}({cb})", _addr_hint(r))
 

@@ -431,6 +431,8 @@ class CallsMixin(MixinBase):
         obj = m.obj
         if isinstance(obj, SYNC_VALUES):
             return self.call_sync_method(obj, m.method, node)
+        if isinstance(obj, dsl.DataflowBuffer) and m.method == "publish":
+            return self.publish(obj, node)
         if isinstance(obj, dsl.DataflowBuffer):
             for kw in node.keywords:
                 if kw.arg == "kernel":
@@ -443,6 +445,13 @@ class CallsMixin(MixinBase):
                         "(kernel=ttl.KernelKind.DATA_MOVEMENT)",
                     )
             self.args(node, [], 0)
+            if m.method == "reserve" and obj.name in self.published:
+                self.fail(
+                    f"reserve() on '{obj.name}', which this kernel published: its whole "
+                    "capacity is filled, so the reserve would wait forever",
+                    node,
+                    "publish a tensor-backed input once and only read it in the consumer",
+                )
             self.check_one_block_held(obj, m.method, node)
             op = d.ReserveOp if m.method == "reserve" else d.WaitOp
             res = self.emit(op(self.ref(obj, node))).results[0]
@@ -479,6 +488,46 @@ class CallsMixin(MixinBase):
         # (external-functions spec, "DFB synchronization ownership").
         self.release(obj, node, implicit=False, unused=selector is not None)
         return None
+
+    def publish(self, dfb: dsl.DataflowBuffer, node: ast.Call) -> None:
+        """``dfb.publish()`` (spec v0.21): a tensor-backed input's capacity, already in
+        the tensor's shard, becomes readable without a copy: each block is reserved and
+        pushed as it is (``cb_reserve_back`` / ``cb_push_back``, as TT-Metal's sharded
+        readers do)."""
+        self.args(node, [], 0)
+        if not dfb.tensor_backed:
+            self.fail(
+                f"publish() makes a tensor-backed DFB's data readable, and '{dfb.name}' has "
+                "storage of its own",
+                node,
+                "make it with ttl.make_tensor_backed_dfb(tensor, shape=...), or fill its blocks "
+                "with ttl.copy",
+            )
+        if self.is_compute:
+            self.fail(
+                f"publish() on '{dfb.name}' runs in a data-movement kernel",
+                node,
+                "call it in the @ttl.datamovement() kernel",
+            )
+        if self.loop_depth > 0 or len(self.blocks) != 1:
+            self.fail(
+                f"publish() on '{dfb.name}' runs once, at the top of the kernel, not inside an "
+                "if or a loop",
+                node,
+                "move it out of the if or loop",
+            )
+        if any(held.dfb is dfb for held in self.handles) or dfb.name in self.published:
+            self.fail(
+                f"publish() is a data-movement kernel's only access to '{dfb.name}': it is "
+                "called once, and its blocks are already there",
+                node,
+                "remove the other reserve() or publish() of it",
+            )
+        self.published.add(dfb.name)
+        ref = self.ref(dfb, node)
+        for _ in range(dfb.block_count):
+            block = self.emit(d.ReserveOp(ref)).results[0]
+            self.emit(d.PushOp(block))
 
     def wait_transfer(self, tx: TransferHandle) -> None:
         """``tx.wait()``: the copy has completed and its block is free of it."""

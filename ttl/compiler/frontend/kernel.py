@@ -131,6 +131,7 @@ class KernelCompiler(
         self.header: list[Operation] = []
         self.refs: dict[str, SSAValue] = {}
         self.handles: list[BlockHandle] = []
+        self.published: set[str] = set()  # tensor-backed DFBs this kernel published
         self.loop_depth = 0
         self.stmt: ast.AST = thread.def_node
         self.inline_stack: list[str] = []  # helpers being inlined (inline.py)
@@ -416,7 +417,7 @@ class KernelCompiler(
         base = self.visit(node.value)
         attr = node.attr
         if isinstance(base, dsl.DataflowBuffer):
-            if attr in ("reserve", "wait"):
+            if attr in ("reserve", "wait", "publish"):
                 return BoundMethod(base, attr)
             if attr in ("shape", "dtype"):  # compile-time: the block shape, "bf16"/"f32"/"bfp8"
                 return getattr(base, attr)

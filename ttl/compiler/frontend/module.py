@@ -56,6 +56,7 @@ def build_module(model: OperationModel, include_dirs: tuple[str, ...] = ()) -> M
                 tile_bytes(f.dtype),
                 scratch=isinstance(f, AccumulatorBuffer),
                 allocation_group=ordinal,
+                backing_offset=f.byte_offset if f.tensor_backed else None,
             )
         )
     semaphores = symbols.semaphores

@@ -64,6 +64,7 @@ class KernelCompilerProtocol(Protocol):
     vars: dict[str, Any]  # name -> frontend value (see values.py)
     blocks: list[Block]  # innermost last: where emit() appends
     handles: list[BlockHandle]  # every block acquired so far
+    published: set[str]  # tensor-backed DFBs published by this kernel (dfb.publish())
     loop_depth: int
     stmt: ast.AST  # the statement being compiled (the location of emitted ops)
 

@@ -58,11 +58,13 @@ def allocate_dfbs(op: d.OperationOp, lifetimes: Mapping[str, Lifetime]) -> None:
         lt = lifetimes[f.sym_name.data]
         member = f.allocation_group.value.data if f.allocation_group is not None else None
         chosen = allocation.get(member) if member is not None else None
-        if member is None and lt.why_unbounded() is None:
+        # A tensor-backed DFB's storage is its tensor's: it shares no index.
+        if member is None and not f.is_tensor_backed and lt.why_unbounded() is None:
             for index, members in enumerate(groups):
                 others = [lifetimes[m.sym_name.data] for m in members]
                 if all(
                     o.bounded
+                    and not m.is_tensor_backed
                     and o.kernels == lt.kernels
                     and _disjoint(o.span, lt.span)
                     and _config(m) == _config(f)
@@ -89,7 +91,13 @@ def placements(op: d.OperationOp) -> dict[str, Placement]:
         index = f.physical_index.value.data
         lt = Lifetime.of(f)
         members = earlier.setdefault(index, [])
-        if not members:
+        if f.is_tensor_backed:
+            assert f.tensor is not None
+            reason = (
+                f"not shared: tensor-backed, its storage is tensor "
+                f"'{f.tensor.root_reference.data}''s L1 shard"
+            )
+        elif not members:
             why_not = lt.why_unbounded()
             reason = (
                 f"not reused: {why_not}"

@@ -123,3 +123,27 @@ def test_publish_in_a_compute_kernel_is_an_error(compile_error):
     source = _source(read="        pass").replace(loop, "        a_dfb.publish()  # ERROR\n" + loop)
     err = compile_error(source, "op", SPECS)
     assert "runs in a data-movement kernel" in err.message
+
+
+UNIFIED = """
+import ttl
+
+@ttl.operation(grid=(1, 2))
+def scale(a, y):
+    a_dfb = ttl.make_tensor_backed_dfb(a, shape=(1, 1))
+    y_dfb = ttl.make_dataflow_buffer_like(y, shape=(1, 1))
+    a_dfb.publish()
+    _, row = ttl.node(dims=2)
+    with a_dfb.wait() as x, y_dfb.reserve() as o:
+        o.store(x + x)
+    with y_dfb.wait() as blk:
+        ttl.copy(blk, y[row, 0]).wait()
+"""
+
+
+def test_a_unified_body_publishes_in_its_data_movement_kernel(compile_source):
+    """Spec v0.19 thread assignment: publish() is data movement."""
+    result = compile_source(UNIFIED, "scale", {"a": "bf16[64,32]", "y": "bf16[64,32]"})
+    movement = result.sources["data_movement.cpp"]
+    assert "cb_push_back(dfb_a_dfb, 1);" in movement
+    assert "cb_push_back(dfb_a_dfb" not in result.sources["compute.cpp"]

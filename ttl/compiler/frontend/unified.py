@@ -49,7 +49,7 @@ from ttl.operation import Operation
 from ttl.semaphore import SYNC_DSL_VALUES, GroupTransfer
 from ttl.source import function_def, node_loc
 
-_WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store"})
+_WORK_METHODS = frozenset({"reserve", "wait", "push", "pop", "store", "publish"})
 #: Element access (spec v0.18, v0.21): data movement threads only.
 _ELEMENT_INTRINSICS = frozenset({"read_index", "raw_element_read", "raw_element_write"})
 _WORK_INTRINSICS = frozenset({"copy", "node", "extern.call", *_ELEMENT_INTRINSICS})
@@ -475,6 +475,10 @@ class Splitter:
     def _direct(self, stmt: ast.stmt) -> None:
         """Kernels decided by the statement itself (calls, copies, math)."""
         for call in _calls(stmt):
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "publish":
+                # A tensor-backed input's publish(): data movement (spec v0.21).
+                self._own(stmt, [self._selected_kernel(stmt, dsl.KernelKind.DATA_MOVEMENT)])
+                continue
             name = intrinsic_name(self.resolver.static(call.func))
             if name == "extern.call":
                 self._own(stmt, self._extern_selection(call))

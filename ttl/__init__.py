@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ttl import block, math
+from ttl.devices import DeviceDomain, DeviceRange, DeviceRef
 from ttl.dsl import (
     DFB,
     TILE_SHAPE,
@@ -98,6 +99,9 @@ __all__ = [
     "DFBAllocationGroup",
     "DFBEffect",
     "DataflowBuffer",
+    "DeviceDomain",
+    "DeviceRange",
+    "DeviceRef",
     "DispatchCondition",
     "GroupTransfer",
     "Kernel",

@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from ttl.devices import DeviceDomain, domain_of
 from ttl.errors import SourceLoc, TTLCompileError, caller_loc
 from ttl.identity import bind_captured_handles, function_identity
 from ttl.options import CompilerOptions, OptionsError
@@ -77,6 +78,7 @@ class Operation:
         fp32_dest_acc_en: bool | None = None,
         dst_full_sync_en: bool | None = None,
         options: CompilerOptions | None = None,
+        device_domain: DeviceDomain | None = None,
     ):
         functools.update_wrapper(self, fn)
         self.fn = fn
@@ -86,6 +88,8 @@ class Operation:
         self.fp32_dest_acc_en = fp32_dest_acc_en
         self.dst_full_sync_en = dst_full_sync_en
         self.options = options or CompilerOptions()
+        # The logical devices it runs on (spec v0.21); None: the mesh it is called on.
+        self.device_domain = device_domain
         self._identity: str | None = None
 
     @property
@@ -143,7 +147,7 @@ def _options(value: Any, what: str, loc: SourceLoc) -> CompilerOptions:
         raise TTLCompileError(str(e), loc, "run with --ttl-help for the list") from None
 
 
-_KEYWORDS = ("grid", "fp32_dest_acc_en", "dst_full_sync_en", "options")
+_KEYWORDS = ("grid", "fp32_dest_acc_en", "dst_full_sync_en", "options", "device_domain")
 
 
 def operation(
@@ -151,6 +155,7 @@ def operation(
     fp32_dest_acc_en: bool | None = None,
     dst_full_sync_en: bool | None = None,
     options: str | CompilerOptions | None = None,
+    device_domain: DeviceDomain | None = None,
     **unknown: Any,
 ) -> Callable[[Callable[..., Any]], Operation]:
     """Declare a TT-Lang operation running on ``grid`` ((x, y) nodes or ``"full"``).
@@ -159,7 +164,9 @@ def operation(
     when any tensor is f32, else DST is 16-bit and every result rounds to bf16).
     ``dst_full_sync_en``: DST is not split between math and pack, doubling its
     tiles. ``options``: code-generation flags (``"--no-ttl-maximize-dst"``) or a
-    :class:`ttl.CompilerOptions`.
+    :class:`ttl.CompilerOptions`. ``device_domain``: the :class:`ttl.DeviceDomain`
+    whose every device runs the grid (spec v0.21): it must have as many devices as
+    the mesh the operation is called on.
     """
     loc = caller_loc(2)
     if unknown:
@@ -183,6 +190,7 @@ def operation(
                 f"write {name}=True or leave it out for the default",
             )
     parsed = _options(options, "ttl.operation(options=...)", loc)
+    domain = domain_of(device_domain, loc)
 
     def wrap(fn: Callable[..., Any]) -> Operation:
         if not inspect.isfunction(fn):
@@ -199,6 +207,7 @@ def operation(
             fp32_dest_acc_en=fp32_dest_acc_en,
             dst_full_sync_en=dst_full_sync_en,
             options=parsed,
+            device_domain=domain,
         )
         bind_captured_handles(op)  # registration binds captured ttl.Kernel handles in place
         return op

@@ -1066,6 +1066,24 @@ class NodeOp(IRDLOperation):
             raise VerifyException("ttl.node dim must be 0 (x) or 1 (y)")
 
 
+@irdl_op_definition
+class DeviceIndexOp(IRDLOperation):
+    """The running device's row-major index in the operation's device domain (spec
+    v0.21, ``DeviceDomain.current_index()``): a runtime arg, the same on every node."""
+
+    name = "ttl.device_index"
+
+    result = result_def(i32)
+
+    traits = traits_def(Pure())
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[i32])
+
+
 # ------------------------------------------------------------- block math
 
 
@@ -2567,6 +2585,7 @@ TTL = Dialect(
         PipeRecvOp,
         WaitAnyOp,
         AssertOp,
+        DeviceIndexOp,
         *SYNC_OPS,
     ],
     [

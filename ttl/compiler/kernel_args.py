@@ -37,8 +37,16 @@ def noc_y_arg(num_tensors: int, grid: tuple[int, int], row: int) -> int:
     return num_tensors + grid[0] + row
 
 
-def runtime_args(tensor_names: list[str], grid: tuple[int, int]) -> list[dict[str, Any]]:
-    """The manifest's ``runtime_args.per_node``: what each runtime arg means."""
+def device_index_arg(num_tensors: int, grid: tuple[int, int]) -> int:
+    """The runtime arg holding the device's index in its domain (after the NOC rows)."""
+    return num_tensors + grid[0] + grid[1]
+
+
+def runtime_args(
+    tensor_names: list[str], grid: tuple[int, int], device_index: bool = False
+) -> list[dict[str, Any]]:
+    """The manifest's ``runtime_args.per_node``: what each runtime arg means
+    (``device_index``: the operation reads its device's index, the last arg)."""
     n = len(tensor_names)
     args: list[dict[str, Any]] = [
         {"index": i, "kind": "tensor_address", "tensor": name}
@@ -46,4 +54,6 @@ def runtime_args(tensor_names: list[str], grid: tuple[int, int]) -> list[dict[st
     ]
     args += [{"index": noc_x_arg(n, x), "kind": "noc_x", "column": x} for x in range(grid[0])]
     args += [{"index": noc_y_arg(n, grid, y), "kind": "noc_y", "row": y} for y in range(grid[1])]
+    if device_index:
+        args.append({"index": device_index_arg(n, grid), "kind": "device_index"})
     return args

@@ -240,6 +240,7 @@ def build_manifest(
             "per_node": kernel_args.runtime_args(
                 [t.sym_name.data for t in sorted(tensors, key=lambda t: t.index.value.data)],
                 (grid[0], grid[1]),
+                device_index=any(isinstance(o, d.DeviceIndexOp) for k in kernels for o in k.walk()),
             ),
             "common": [],
         },

@@ -46,10 +46,16 @@ class ProgramError(Exception):
 
 
 def runtime_arg_value(
-    arg: Mapping[str, Any], target: _targets.Target, tensor_address: Callable[[str], int]
+    arg: Mapping[str, Any],
+    target: _targets.Target,
+    tensor_address: Callable[[str], int],
+    device_index: int = 0,
 ) -> int:
     """The value of one manifest runtime arg: the NOC coordinate of a grid column or row,
-    or ``tensor_address(name)`` for a tensor's address."""
+    ``tensor_address(name)`` for a tensor's address, or the device's index in the
+    operation's device domain (``device_index``; one program per mesh device)."""
+    if arg["kind"] == "device_index":
+        return device_index
     if arg["kind"] == "noc_x":
         return target.noc_columns[arg["column"]]
     if arg["kind"] == "noc_y":

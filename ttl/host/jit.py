@@ -162,6 +162,7 @@ def run_operation(
     names = [n for n in params if n not in constants]
     given = [t for n, t in zip(params, tensors, strict=True) if n not in constants]
     devices = _mesh_size(op, names, given, loc)
+    _check_domain(op, devices, loc)
     shards = [_shard_layout(t) for t in given]
     logical = {n: _logical_shape(t) for n, t in zip(names, given, strict=True)}
     results: tuple = ()
@@ -187,6 +188,20 @@ def run_operation(
         t if n in constants else (t if hasattr(t, "__ttl_host_array__") else next(outputs))
         for n, t in zip(params, tensors, strict=True)
     )
+
+
+def _check_domain(op: Operation, devices: int, loc: SourceLoc | None) -> None:
+    """Spec v0.21: "the flattened domain extent must match the logical extent of the
+    TT-NN mesh device" the operation is called on."""
+    domain = op.device_domain
+    if domain is not None and domain.size != devices:
+        raise TTLCompileError(
+            f"operation '{op.name}' runs on {domain!r}, {domain.size} devices, but its "
+            f"tensors are on {devices} device{'s' if devices != 1 else ''}",
+            loc,
+            f"call it with tensors on a mesh of {domain.size} devices "
+            f"(ttnn.open_mesh_device(ttnn.MeshShape(1, {domain.size}))), or change the domain",
+        )
 
 
 def _target_name(target: str | None, loc: SourceLoc | None) -> str:
@@ -294,7 +309,9 @@ def _run_on_device(
         detail=dev.progress,
     ):
         try:
-            results = run_bundle(bundle, *arrays, device=dev, shards=shards)
+            results = run_bundle(
+                bundle, *arrays, device=dev, shards=shards, device_index=index or 0
+            )
         except DeviceError as error:  # a deadlock's timeline is what debugging it needs
             if error.report is not None:
                 record(error.report, type(error).__name__)

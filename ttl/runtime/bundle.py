@@ -345,6 +345,7 @@ def run(
     *tensors,
     device: Device | None = None,
     shards: Sequence[ShardLayout | None] = (),
+    device_index: int = 0,
 ):
     """Runs ``bundle`` with ``tensors`` (NumPy arrays or torch tensors, one per parameter).
 
@@ -356,6 +357,8 @@ def run(
     per-kernel statistics. ``shards`` gives, per tensor, a :class:`ShardLayout`
     for an L1-sharded tensor (its shards live in the nodes' L1, not in DRAM) or
     None (interleaved in DRAM, the default for tensors it does not cover).
+    ``device_index``: the device's index in the operation's device domain (the mesh
+    device it runs as; ``DeviceDomain.current_index()`` in its kernels).
     """
     if not isinstance(bundle, Bundle):
         bundle = load_bundle(bundle)
@@ -373,7 +376,7 @@ def run(
         )
     mark = dev.dram.mark()
     try:
-        return _run_on(dev, bundle, tensors, arrays, list(shards))
+        return _run_on(dev, bundle, tensors, arrays, list(shards), device_index)
     finally:
         dev.dram.release(mark)  # the launch's DRAM tensors die with it
 
@@ -384,6 +387,7 @@ def _run_on(
     tensors,
     arrays: list[np.ndarray],
     shards: list[ShardLayout | None],
+    device_index: int = 0,
 ) -> tuple:
     handles: dict[str, DramTensor | ShardedTensor] = {}
     descriptor = DESCRIPTOR_BASE
@@ -395,7 +399,7 @@ def _run_on(
         what = f"{bundle.operation}: tensor '{sig.name}'"
         handles[sig.name] = dev.write_sharded(arr, sig.dtype, layout, descriptor, what)
         descriptor += layout.descriptor_bytes
-    args = [_runtime_arg(a, handles, dev.target) for a in bundle.per_node_args]
+    args = [_runtime_arg(a, handles, dev.target, device_index) for a in bundle.per_node_args]
     program = Program(
         kernels=[KernelSpec(k.name, k.image, k.slot, args, dst=k.dst) for k in bundle.kernels],
         dfbs=bundle.dfbs,
@@ -439,10 +443,12 @@ def _backed(bundle: Bundle, handles: dict[str, DramTensor | ShardedTensor]) -> d
 
 
 def _known_runtime_arg(arg: dict, tensors: set[str], grid: tuple[int, int]) -> bool:
-    """Whether this runtime can supply ``arg``: an operation tensor's address, or the NOC
-    coordinate of a column or row of the grid."""
+    """Whether this runtime can supply ``arg``: an operation tensor's address, the NOC
+    coordinate of a column or row of the grid, or the device's index in its domain."""
     if arg.get("kind") == "tensor_address":
         return arg.get("tensor") in tensors
+    if arg.get("kind") == "device_index":
+        return True
     axis = {"noc_x": ("column", grid[0]), "noc_y": ("row", grid[1])}.get(arg.get("kind", ""))
     if axis is None:
         return False
@@ -451,16 +457,20 @@ def _known_runtime_arg(arg: dict, tensors: set[str], grid: tuple[int, int]) -> b
 
 
 def _runtime_arg(
-    arg: dict, handles: dict[str, DramTensor | ShardedTensor], target: _targets.Target
+    arg: dict,
+    handles: dict[str, DramTensor | ShardedTensor],
+    target: _targets.Target,
+    device_index: int,
 ) -> int:
     """The value of one manifest runtime arg: a tensor's address (its DRAM base or its
-    shard descriptor's), or the NOC coordinate of a grid column or row."""
+    shard descriptor's), the NOC coordinate of a grid column or row, or the device's
+    index in its domain."""
 
     def address(name: str) -> int:
         handle = handles[name]
         return handle.descriptor if isinstance(handle, ShardedTensor) else handle.address
 
-    return runtime_arg_value(arg, target, address)
+    return runtime_arg_value(arg, target, address, device_index)
 
 
 def _check_tensors(bundle: Bundle, tensors) -> list[np.ndarray]:

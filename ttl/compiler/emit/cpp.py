@@ -667,6 +667,15 @@ class KernelEmitter(SyncEmitMixin):
         fn = "get_relative_logical_x" if op.dim.value.data == 0 else "get_relative_logical_y"
         self.let(r, "int32_t", f"static_cast<int32_t>({fn}())")
 
+    def op_DeviceIndexOp(self, op: d.DeviceIndexOp) -> None:
+        arg = kernel_args.device_index_arg(self.num_tensors, self.grid)
+        self.let(
+            op.result,
+            "int32_t",
+            f"static_cast<int32_t>(get_arg_val<uint32_t>({arg}))",
+            op.result.name_hint or "device_index",
+        )
+
     # ------------------------------------------------------------ control flow
     def _declare(self, values: list[SSAValue], inits: list[SSAValue] | None) -> list[str]:
         names = []

@@ -31,6 +31,8 @@ from ttl.compiler.frontend.values import (
     affine_of,
     is_scalar,
 )
+from ttl.devices import DeviceDomain, DeviceRange, DeviceRef
+from ttl.errors import TTLCompileError
 from ttl.pipes import PipeNet
 
 _NAW = "NAW, No Access while Writing"
@@ -78,6 +80,8 @@ class CallsMixin(MixinBase):
                 return self.call_unary(name, node)
             if name.startswith("extern."):
                 return self.call_extern_intrinsic(name, node)
+            if name.startswith("device."):
+                return self.call_device(name, callee.__self__, node)
             return getattr(self, "call_" + name)(node)
         if isinstance(callee, CondBody):
             return self.call_helper(None, callee.node, node)
@@ -85,6 +89,19 @@ class CallsMixin(MixinBase):
             return self.call_function(callee, node)
         if callee is builtins.slice:
             return self.call_slice(node)
+        if callee in (DeviceRef, DeviceRange):  # compile-time values (spec v0.21)
+            args = [self.visit(a) for a in node.args]
+            kwargs = {kw.arg: self.visit(kw.value) for kw in node.keywords if kw.arg}
+            if any(isinstance(v, Dyn) for v in [*args, *kwargs.values()]):
+                self.fail(
+                    f"{ast.unparse(node.func)}() takes compile-time coordinates",
+                    node,
+                    "compare domain.current_index() with a runtime value instead",
+                )
+            try:
+                return callee(*args, **kwargs)
+            except TTLCompileError as e:
+                self.fail(e.message, node, e.hint)
         if callee is builtins.print:
             return self.call_print(node)
         if callee is builtins.range:
@@ -528,6 +545,37 @@ class CallsMixin(MixinBase):
         for _ in range(dfb.block_count):
             block = self.emit(d.ReserveOp(ref)).results[0]
             self.emit(d.PushOp(block))
+
+    def call_device(self, name: str, domain: DeviceDomain, node: ast.Call) -> Any:
+        """``domain.current_index()`` (the running device's row-major index, a runtime
+        value) and ``domain.is_current(device)`` (a device or a range; spec v0.21)."""
+        if name == "device.current_index":
+            self.args(node, [], 0)
+            op = self.emit(d.DeviceIndexOp())
+            op.result.name_hint = "device_index"
+            return Dyn(op.result, "int")
+        devices = self.args(node, ["device"], 1)["device"]
+        if not isinstance(devices, DeviceRef | DeviceRange):
+            self.fail(
+                f"is_current() takes a ttl.DeviceRef or a ttl.DeviceRange, got "
+                f"{self.describe(devices)}",
+                node,
+                "write domain.is_current(ttl.DeviceRef(0))",
+            )
+        try:
+            indices = domain.indices(devices)
+        except TTLCompileError as e:
+            self.fail(e.message, node, e.hint)
+        index = self.emit(d.DeviceIndexOp()).result
+        index.name_hint = "device_index"
+        result: Any = False
+        for i in indices:
+            test = self.emit(arith.CmpiOp(index, self.to_ssa(i, node), "eq")).result
+            either = test if result is False else self.emit(arith.OrIOp(result.value, test)).result
+            result = Dyn(either, "bool")
+        if isinstance(result, Dyn):
+            result.value.name_hint = "on_device"
+        return result
 
     def wait_transfer(self, tx: TransferHandle) -> None:
         """``tx.wait()``: the copy has completed and its block is free of it."""

@@ -17,7 +17,7 @@ from xdsl.ir import Block, Region, SSAValue
 from ttl.compiler import dialect as d
 from ttl.compiler.frontend import block_expr as bx
 from ttl.compiler.frontend.protocol import MixinBase
-from ttl.compiler.frontend.scopes import assigned_names
+from ttl.compiler.frontend.scopes import assigned_names, position
 from ttl.compiler.frontend.values import (
     IDENT,
     Affine,
@@ -99,9 +99,9 @@ class ControlFlowMixin(MixinBase):
         chain: list[ast.stmt] = cases[-1][1]
         for k, body in reversed(cases[:-1]):
             test = ast.Compare(
-                ast.Name(name, ast.Load()), [ast.Eq()], [ast.Constant(k)], **_pos(body[0])
+                ast.Name(name, ast.Load()), [ast.Eq()], [ast.Constant(k)], **position(body[0])
             )
-            chain = [ast.If(test, body, chain, **_pos(body[0]))]
+            chain = [ast.If(test, body, chain, **position(body[0]))]
         assert isinstance(chain[0], ast.If)
         return chain[0], count
 
@@ -426,7 +426,3 @@ def _index_case(node: ast.If) -> tuple[str, int] | None:
     ):
         return t.left.id, t.comparators[0].value
     return None
-
-
-def _pos(node: ast.AST) -> dict[str, int]:
-    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}

@@ -29,6 +29,7 @@ from ttl.compiler.frontend.elements import ElementsMixin
 from ttl.compiler.frontend.extern import ExternMixin
 from ttl.compiler.frontend.inline import InlineMixin, kernel_body
 from ttl.compiler.frontend.pipes import PipesMixin
+from ttl.compiler.frontend.scopes import position
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.sync import SYNC_VALUES, SyncMixin
 from ttl.compiler.frontend.values import (
@@ -364,7 +365,7 @@ class KernelCompiler(
         if not isinstance(node.target, ast.Name):
             self._assign_target(node.target, None)
         assert isinstance(node.target, ast.Name)  # _assign_target rejected the other targets
-        current = self.visit_Name(ast.Name(node.target.id, ast.Load(), **_pos(node.target)))
+        current = self.visit_Name(ast.Name(node.target.id, ast.Load(), **position(node.target)))
         rhs = self.visit(node.value)
         if self.is_compute and self.augmented_block(node, current, rhs):
             return
@@ -798,10 +799,6 @@ class KernelCompiler(
             node,
             "block math with a scalar supports + - * / % //",
         )
-
-
-def _pos(node: ast.AST) -> dict[str, int]:
-    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
 
 
 def _static_sequence_op(op: ast.operator, left: Any, right: Any) -> tuple | list | None:

@@ -20,6 +20,7 @@ from xdsl.dialects import arith
 from ttl.compiler import dialect as d
 from ttl.compiler.analysis.pipes import PipeUse
 from ttl.compiler.frontend.protocol import MixinBase
+from ttl.compiler.frontend.scopes import position
 from ttl.compiler.frontend.symbols import ModuleSymbols
 from ttl.compiler.frontend.values import (
     BlockHandle,
@@ -134,8 +135,8 @@ class PipesMixin(MixinBase):
             self.vars = dict(outer)
             self.vars[a.args[0].arg] = role(net, i)
             self.vars[_COND] = cond
-            test = ast.Name(_COND, ast.Load(), **_pos(node))
-            self.visit_If(ast.If(test, stmts or [ast.Pass(**_pos(fn))], [], **_pos(node)))
+            test = ast.Name(_COND, ast.Load(), **position(node))
+            self.visit_If(ast.If(test, stmts or [ast.Pass(**position(fn))], [], **position(node)))
             self.stmt = node
         # The body's locals are its own (Python scoping): drop them.
         self.vars = outer
@@ -360,7 +361,3 @@ def check_pipe_uses(symbols: ModuleSymbols) -> None:
                         "send and receive blocks of the same shape and dtype (DFBs made "
                         "with the same shape= and like tensors of the same dtype)",
                     )
-
-
-def _pos(node: ast.AST) -> dict[str, int]:
-    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}

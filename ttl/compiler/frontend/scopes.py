@@ -1,4 +1,4 @@
-"""Static analysis helpers over kernel ASTs (assigned names of a region)."""
+"""Static analysis helpers over kernel ASTs (assigned names of a region, positions)."""
 
 from __future__ import annotations
 
@@ -33,3 +33,8 @@ def assigned_names(stmts: list[ast.stmt]) -> list[str]:
             elif isinstance(node, ast.NamedExpr):
                 add_target(node.target)
     return sorted(names)
+
+
+def position(node: ast.AST) -> dict[str, int]:
+    """``node``'s source position, for an AST node the compiler builds in its place."""
+    return {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}

@@ -354,8 +354,8 @@ def make_tensor_backed_dfb(
         )
     if allocation_group is not None:
         raise TTLCompileError(
-            "tensor-backed DFBs in an allocation group are not supported: only scratch DFBs "
-            "share an allocation here",
+            "tensor-backed DFBs in an allocation group are not supported: only DFBs with "
+            "storage of their own (make_dataflow_buffer_like, make_dfb) share an allocation",
             loc,
             "drop allocation_group= from the tensor-backed DFB",
         )

@@ -139,3 +139,29 @@ def test_a_domain_that_is_not_the_calls_mesh_is_an_error_at_the_call(tmp_path, m
         info.value.message
     )
     assert info.value.loc is not None and info.value.loc.filename.endswith("test_device_domains.py")
+
+
+@pytest.mark.parametrize(
+    ("decorator", "words"),
+    [
+        ("@ttl.operation(grid=(1, 1))", "(it declares none)"),
+        (
+            "@ttl.operation(grid=(1, 1), device_domain=ttl.DeviceDomain([2]))",
+            "is not the device domain of operation 'op' (ttl.DeviceDomain(device=[2]))",
+        ),
+    ],
+    ids=["none", "another"],
+)
+def test_a_kernel_asks_about_its_operations_own_domain(compile_error, decorator, words):
+    """The size check at the call is the operation's domain's: kernels may not use another
+    (found by a new-user trial: another domain was accepted and never matched)."""
+    source = SOURCE.format(index="DOMAIN.current_index()").replace(
+        "@ttl.operation(grid=(1, 1), device_domain=DOMAIN)", decorator
+    )
+    source = source.replace(
+        "], blk).wait()\n        with dfb.wait()",
+        "], blk).wait()  # ERROR\n        with dfb.wait()",
+    )
+    err = compile_error(source, "op", SPECS)
+    assert words in err.message, err.render()
+    assert "device_domain=DOMAIN" in err.hint

@@ -255,3 +255,21 @@ def test_cases_that_do_not_cover_every_request_are_ifs_as_written(compile_error)
     ).replace("            ttl.copy(a, out[0, 0]).wait()\n            a.push()\n", "")
     err = compile_error(source, "op", SPECS)
     assert "is released on only one branch of this if" in err.message, err.render()
+
+
+def test_a_wait_after_a_use_took_the_receive_is_a_no_op(compile_source):
+    """A use of a block wait_any may not have taken waits for its receive: the program's
+    own wait() on that request afterwards is a no-op, not a second wait (found by a
+    new-user trial)."""
+    body = SELECT + "            ttl.copy(b, out[0, 0]).wait()\n"
+    cpp = compile_source(_source(body), "op", SPECS).sources["receive.cpp"]
+    tail = cpp[cpp.index("tensor_out, b_addr") :]
+    assert "if (!request_done_1)" not in tail  # rb.wait() after the copy emits nothing
+
+
+def test_two_receives_from_one_pipe_are_not_selected_between(compile_error):
+    source = _source("            ready = ttl.wait_any((ra, rb))  # ERROR\n").replace(
+        "rb = ttl.copy(second_pipe, b)", "rb = ttl.copy(first_pipe, b)"
+    )
+    err = compile_error(source, "op", SPECS)
+    assert "receive from the same pipe, ttl.Pipe(src=(0, 0), dst=(2, 0))" in err.message

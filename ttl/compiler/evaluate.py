@@ -433,6 +433,7 @@ def evaluate_operation(
         options=merged,
         pipe_nets=list(ctx.pipe_nets),
         semaphores=list(ctx.semaphores),
+        device_domain=op.device_domain,
         constants={
             name: a.value
             for name, a in zip(inspect.signature(op.fn).parameters, args, strict=True)

@@ -91,6 +91,7 @@ class OperationModel:
     semaphores: list[Any] = field(default_factory=list)  # ttl.semaphore.Semaphore, in order
     # Compile-time parameters: name -> the value it was compiled for (ttl.specs.ConstantParam).
     constants: dict[str, Any] = field(default_factory=dict)
+    device_domain: Any = None  # the ttl.DeviceDomain of ttl.operation(device_domain=), if any
 
 
 def is_unbound(value: Any) -> bool:

@@ -287,6 +287,7 @@ def _run_on_device(
     # The devices of a mesh run one after another on one emulated machine: each launch
     # loads its shard and reads its outputs back, so nothing carries over between them.
     _check_shard_nodes(op, params, shards, bundle.grid, loc)
+    _check_backing(op, bundle, shards, loc)
     dev = device or _device(bundle)
     name = op.name if index is None else f"{op.name} (device {index})"
 
@@ -491,6 +492,37 @@ def _check_shard_nodes(
                 "shard it over nodes of the operation's grid (CoreRange within "
                 f"CoreCoord(0, 0)..CoreCoord({grid[0] - 1}, {grid[1] - 1})), or give the "
                 "operation a larger grid",
+            )
+
+
+def _check_backing(
+    op: Operation, bundle: Bundle, shards: Sequence[ShardLayout | None], loc: SourceLoc | None
+) -> None:
+    """A tensor-backed DFB's tensor must be L1-sharded, with shards that hold its range
+    (the launch checks it too; here the error is located at the call)."""
+    tensors = {t.name: i for i, t in enumerate(bundle.tensors)}
+    for cfg in bundle.dfbs:
+        if cfg.backing is None:
+            continue
+        i = tensors[cfg.backing]
+        layout = shards[i] if i < len(shards) else None
+        if layout is None:
+            raise TTLCompileError(
+                f"DFB '{cfg.name}' of operation '{op.name}' is backed by tensor "
+                f"'{cfg.backing}' (ttl.make_tensor_backed_dfb), which is interleaved here, "
+                "not L1-sharded",
+                loc,
+                f"give '{cfg.backing}' a HEIGHT_SHARDED, WIDTH_SHARDED or BLOCK_SHARDED memory "
+                'config in ttnn.BufferType.L1 (ttnn.md, "L1-sharded tensors")',
+            )
+        shard = layout.shard_bytes(cfg.page_size)
+        if cfg.byte_offset + cfg.size > shard:
+            raise TTLCompileError(
+                f"DFB '{cfg.name}' of operation '{op.name}' needs bytes {cfg.byte_offset}.."
+                f"{cfg.byte_offset + cfg.size} of the shard of tensor '{cfg.backing}', which "
+                f"has {shard} bytes per node",
+                loc,
+                "use a smaller block_count, shape or byte_offset, or larger shards",
             )
 
 

@@ -463,8 +463,8 @@ def _backed_bases(program: Program) -> dict[int, int]:
         if cfg.byte_offset + cfg.size > shard:
             raise LaunchError(
                 f"tensor-backed DFB '{cfg.name or index}' needs bytes {cfg.byte_offset}.."
-                f"{cfg.byte_offset + cfg.size} of tensor '{cfg.backing}''s shard, which has "
-                f"{shard} bytes per node: use a smaller block_count or shape, a smaller "
+                f"{cfg.byte_offset + cfg.size} of the shard of tensor '{cfg.backing}', which "
+                f"has {shard} bytes per node: use a smaller block_count or shape, a smaller "
                 "byte_offset, or larger shards"
             )
         out[index] = tensor.l1_base + cfg.byte_offset

@@ -1,6 +1,7 @@
 """Tensor-backed DFBs at run time: the tensor must be L1-sharded and the DFB's byte
-range must fit its shard; each a launch error naming the DFB, the tensor and what to
-change (the sharded run itself: tests/programs/tensor_backed_dfbs.py)."""
+range must fit its shard; each an error located at the call, naming the DFB, the
+tensor and what to change (and a launch error for a bundle run directly; the sharded
+run itself: tests/programs/tensor_backed_dfbs.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import torch
 
 import ttl
+from ttl.errors import TTLCompileError
 from ttl.runtime.errors import LaunchError
 
 SOURCE = """
@@ -72,11 +74,14 @@ def _sharded_a(ttnn, device, tiles: int):
 def test_an_interleaved_tensor_cannot_back_a_dfb(needs_device_cxx, fresh_jit, tmp_path):
     module = _load(tmp_path, 1)
     a = np.ones((32, 32), ml_dtypes.bfloat16)
-    with pytest.raises(LaunchError, match=r"DFB 'a_dfb' is backed by tensor 'a'.*interleaved"):
+    with pytest.raises(TTLCompileError) as info:
         module.double(a, np.zeros((32, 32), ml_dtypes.bfloat16))
+    assert "DFB 'a_dfb' of operation 'double' is backed by tensor 'a'" in info.value.message
+    assert "interleaved here, not L1-sharded" in info.value.message
+    assert info.value.loc is not None and info.value.loc.filename == __file__
 
 
-def test_a_range_past_the_shard_is_a_launch_error(needs_device_cxx, fresh_jit, tmp_path):
+def test_a_range_past_the_shard_is_an_error_at_the_call(needs_device_cxx, fresh_jit, tmp_path):
     ttnn = _ttnn()
     device = ttnn.open_device(device_id=0)
     try:
@@ -85,12 +90,11 @@ def test_a_range_past_the_shard_is_a_launch_error(needs_device_cxx, fresh_jit, t
         y = ttnn.from_torch(
             torch.zeros((32, 32), dtype=torch.bfloat16), layout=ttnn.TILE_LAYOUT, device=device
         )
-        with pytest.raises(
-            LaunchError,
-            match=r"needs bytes 0\.\.4096 of tensor 'a''s shard, "
-            r"which has 2048 bytes per node",
-        ):
+        with pytest.raises(TTLCompileError) as info:
             module.double(a, y)
+        assert "needs bytes 0..4096 of the shard of tensor 'a', which has 2048 bytes per node" in (
+            info.value.message
+        )
         # The same operation on a shard that holds it runs.
         values, a2 = _sharded_a(ttnn, device, tiles=2)
         module.double(a2, y)
@@ -98,3 +102,24 @@ def test_a_range_past_the_shard_is_a_launch_error(needs_device_cxx, fresh_jit, t
     finally:
         ttnn.close_device(device)
     assert ttl  # the public package, imported as a user would
+
+
+def test_a_bundle_run_directly_checks_the_backing_at_its_launch(
+    needs_device_cxx, fresh_jit, tmp_path
+):
+    from ttl.runtime.bundle import run
+
+    ttnn = _ttnn()
+    device = ttnn.open_device(device_id=0)
+    try:
+        _, a = _sharded_a(ttnn, device, tiles=1)
+        y = ttnn.from_torch(
+            torch.zeros((32, 32), dtype=torch.bfloat16), layout=ttnn.TILE_LAYOUT, device=device
+        )
+        _load(tmp_path, 1).double(a, y)  # compiles the bundle into the JIT cache
+    finally:
+        ttnn.close_device(device)
+    (manifest,) = fresh_jit.glob("bundles/*/manifest.json")
+    ones = np.ones((32, 32), ml_dtypes.bfloat16)
+    with pytest.raises(LaunchError, match=r"DFB 'a_dfb' is backed by tensor 'a'.*interleaved"):
+        run(manifest.parent, ones, np.zeros((32, 32), ml_dtypes.bfloat16))

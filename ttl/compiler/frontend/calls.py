@@ -481,6 +481,8 @@ class CallsMixin(MixinBase):
             return self.call_pipe_net(m, node)
         if isinstance(obj, TransferHandle):
             self.args(node, [], 0)
+            if obj.waited and obj.selectable:
+                return None  # a receive wait_any may take is taken once: this wait is a no-op
             if obj.waited:
                 self.fail("this transfer was already waited on", node, "wait on a transfer once")
             self.wait_transfer(obj)
@@ -522,7 +524,7 @@ class CallsMixin(MixinBase):
             )
         if self.is_compute:
             self.fail(
-                f"publish() on '{dfb.name}' runs in a data-movement kernel",
+                f"publish() on '{dfb.name}' is only allowed in data-movement kernels",
                 node,
                 "call it in the @ttl.datamovement() kernel",
             )
@@ -548,7 +550,19 @@ class CallsMixin(MixinBase):
 
     def call_device(self, name: str, domain: DeviceDomain, node: ast.Call) -> Any:
         """``domain.current_index()`` (the running device's row-major index, a runtime
-        value) and ``domain.is_current(device)`` (a device or a range; spec v0.21)."""
+        value) and ``domain.is_current(device)`` (a device or a range; spec v0.21): of
+        the operation's own ``device_domain``, whose size the call checks."""
+        if domain is not self.model.device_domain:
+            declared = self.model.device_domain
+            self.fail(
+                f"{domain!r} is not the device domain of operation '{self.model.name}' "
+                + (f"({declared!r})" if declared is not None else "(it declares none)"),
+                node,
+                "run the operation on the domain its kernels ask about: "
+                f"@ttl.operation(..., device_domain={ast.unparse(node.func.value)})"
+                if isinstance(node.func, ast.Attribute)
+                else "pass the domain as ttl.operation(device_domain=...)",
+            )
         if name == "device.current_index":
             self.args(node, [], 0)
             op = self.emit(d.DeviceIndexOp())

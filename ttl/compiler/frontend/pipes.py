@@ -318,11 +318,16 @@ class PipesMixin(MixinBase):
             )
         slots = [r.value.owner.slot.value.data for r in requests]
         if len(set(slots)) != len(slots):
+            # Pipes share a slot only if no node receives from both: so the same pipe.
+            twice = next(r for r in requests if slots.count(r.value.owner.slot.value.data) > 1)
+            net, index = twice.value.owner.net.value.data, twice.value.owner.index.value.data
+            pipe = self.symbols.pipes.nets[net].pipes[index]
             self.fail(
-                "two of these receive requests wait on pipes that share a sync slot (their "
-                "destinations overlap and their sources are the same node)",
+                f"two of these receive requests receive from the same pipe, {pipe!r}: its "
+                "messages arrive in order, so only the first posted receive can complete next",
                 where,
-                "select among receives from pipes with different sources",
+                "select among receives from different pipes; wait for the second receive of a "
+                "pipe after the first",
             )
         if isinstance(start, bool) or not is_scalar(start) or self._kind(start) != "int":
             self.fail(

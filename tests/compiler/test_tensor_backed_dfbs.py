@@ -122,7 +122,7 @@ def test_publish_in_a_compute_kernel_is_an_error(compile_error):
     loop = "        for _ in range(2):\n            with a_dfb.wait() as x"
     source = _source(read="        pass").replace(loop, "        a_dfb.publish()  # ERROR\n" + loop)
     err = compile_error(source, "op", SPECS)
-    assert "runs in a data-movement kernel" in err.message
+    assert "is only allowed in data-movement kernels" in err.message
 
 
 UNIFIED = """
@@ -147,3 +147,9 @@ def test_a_unified_body_publishes_in_its_data_movement_kernel(compile_source):
     movement = result.sources["data_movement.cpp"]
     assert "cb_push_back(dfb_a_dfb, 1);" in movement
     assert "cb_push_back(dfb_a_dfb" not in result.sources["compute.cpp"]
+
+
+def test_a_forgotten_publish_is_named_in_the_hint(compile_error):
+    source = _source(read="        pass").replace("byte_offset=0)", "byte_offset=0)  # ERROR", 1)
+    err = compile_error(source, "op", SPECS)
+    assert "is popped by kernel" in err.message and "a_dfb.publish()" in err.hint

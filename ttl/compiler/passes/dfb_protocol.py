@@ -354,6 +354,13 @@ def _one_sided(
         fix = "wait on it in the kernel that consumes it"
     else:
         what = f"is popped by kernel '{sides['pop'][0]}' but no kernel pushes it"
+        if decl.is_tensor_backed:  # its data is in its tensor's shard already
+            raise TTLPassError(
+                pass_name,
+                decl,
+                f"DFB '{name}' {what}",
+                f"publish the tensor-backed input: {name}.publish() in a data-movement kernel",
+            )
         fix = "reserve and push it in the kernel that produces it"
     raise TTLPassError(
         pass_name,

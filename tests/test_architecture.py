@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 DSL_MODULES = (
     "ttl._intrinsic",
     "ttl.block",
+    "ttl.devices",
     "ttl.dsl",
     "ttl.errors",
     "ttl.extern",
